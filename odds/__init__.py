@@ -1,0 +1,12 @@
+"""odds: Monte Carlo combat odds for tabletop wargame melee.
+
+>>> import odds
+>>> result = odds.simulate("data/scenarios/wh40k3_assault_marines_vs_boyz.toml", trials=10_000)
+>>> result.summary()
+"""
+from odds.api import simulate
+from odds.errors import ScenarioError
+from odds.scenario import ModelGroup, Scenario, Side, from_dict, load
+
+__all__ = ["simulate", "load", "from_dict", "Scenario", "Side", "ModelGroup", "ScenarioError"]
+__version__ = "0.1.0"

@@ -1,0 +1,3 @@
+from odds.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Ruleset-agnostic views of the outcome record: summaries, intervals, tables, CSV."""

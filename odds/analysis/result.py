@@ -1,0 +1,163 @@
+"""The result of simulating one scenario: probabilities with Wilson 95% intervals, means,
+loss distributions, per-fight rows on request, CSV and JSON."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import numpy as np
+
+from odds.analysis.intervals import wilson
+from odds.core.outcome import (ATTACKER, CAUGHT, COLUMNS, DEFENDER, DESTROYED, FLED, MUTUAL,
+                               NO_FIGHT, NONE, UNRESOLVED)
+from odds.core.tally import Tally
+
+SIDE_OF = {ATTACKER: "attacker", DEFENDER: "defender"}
+
+
+@dataclass
+class Result:
+    """What :func:`odds.simulate` returns."""
+
+    scenario: object
+    tally: Tally
+    seed: int
+    fights_record: np.ndarray | None = None
+
+    @property
+    def trials(self) -> int:
+        return self.tally.trials
+
+    def counts(self) -> dict[str, int]:
+        """How many fights ended each way. The first five keys partition the trials."""
+        o = self.tally.outcomes.sum(axis=2)  # [winner, end]
+        out = {
+            "attacker_wins": int(o[ATTACKER].sum()),
+            "defender_wins": int(o[DEFENDER].sum()),
+            "both_destroyed": int(o[NONE, MUTUAL]),
+            "unresolved": int(o[NONE, UNRESOLVED]),
+            "no_fight": int(o[NONE, NO_FIGHT]),
+        }
+        for winner, loser in ((DEFENDER, "attacker"), (ATTACKER, "defender")):
+            out[f"{loser}_destroyed"] = int(o[winner, DESTROYED] + o[winner, CAUGHT])
+            out[f"{loser}_caught"] = int(o[winner, CAUGHT])
+            out[f"{loser}_fled"] = int(o[winner, FLED])
+        return out
+
+    def probabilities(self) -> dict[str, tuple[float, float, float]]:
+        """Each count as (probability, low, high) with a Wilson 95% interval."""
+        counts = self.counts()
+        k = np.array(list(counts.values()))
+        low, high = wilson(k, self.trials)
+        return {key: (k[i] / self.trials, float(low[i]), float(high[i]))
+                for i, key in enumerate(counts)}
+
+    def means(self) -> dict[str, float]:
+        rounds = self.tally.outcomes.sum(axis=(0, 1))
+        out = {"mean_rounds": float(np.arange(len(rounds)) @ rounds / self.trials)}
+        for side in ("attacker", "defender"):
+            out[f"{side}_losses_mean"] = self.tally.mean(f"{side}_lost")
+            out[f"{side}_wounds_mean"] = self.tally.mean(f"{side}_wounds")
+        return out
+
+    def summary(self):
+        """A DataFrame: one row per outcome with probability and 95% interval, then means."""
+        import pandas as pd
+
+        rows = [{"outcome": k, "probability": p, "ci95_low": lo, "ci95_high": hi}
+                for k, (p, lo, hi) in self.probabilities().items()]
+        frame = pd.DataFrame(rows).set_index("outcome")
+        means = pd.Series(self.means(), name="mean")
+        return frame, means
+
+    def losses(self, side: str):
+        """Distribution of models lost by ``side``: P(lost = k), P(lost >= k) per k."""
+        import pandas as pd
+
+        h = self.tally.histogram(f"{side}_lost")
+        p = h / self.trials
+        return pd.DataFrame({"models_lost": np.arange(len(h)), "probability": p,
+                             "at_least": p[::-1].cumsum()[::-1]}).set_index("models_lost")
+
+    def fights(self):
+        """One row per fight (needs ``keep_fights=True``), outcome-record columns."""
+        import pandas as pd
+
+        if self.fights_record is None:
+            raise ValueError("per-fight rows were not kept: simulate(..., keep_fights=True)")
+        columns = COLUMNS + tuple(self.tally.columns[len(COLUMNS):])
+        frame = pd.DataFrame(dict(zip(columns, self.fights_record)))
+        frame["winner"] = pd.Categorical.from_codes(frame["winner"], ["none", "attacker", "defender"])
+        from odds.core.outcome import ENDS
+        frame["end"] = pd.Categorical.from_codes(frame["end"], list(ENDS))
+        return frame
+
+    def to_dict(self) -> dict:
+        """The headline numbers as plain JSON-ready data (the CLI's ``--json``)."""
+        probs = self.probabilities()
+        out = {"scenario": self.scenario.name, "ruleset": self.scenario.ruleset,
+               "trials": self.trials, "seed": self.seed}
+        out.update({k: p for k, (p, _, _) in probs.items()})
+        out.update(self.means())
+        for key in ("attacker_wins", "defender_wins"):
+            out[f"{key}_ci95"] = [probs[key][1], probs[key][2]]
+        return out
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2)
+
+    def to_csv(self, path=None):
+        """Tidy CSV: one row per outcome with interval, tagged with scenario, ruleset, trials, seed."""
+        frame, means = self.summary()
+        tidy = frame.reset_index()
+        extra = means.rename_axis("outcome").reset_index().rename(columns={"mean": "value"})
+        tidy = tidy.rename(columns={"probability": "value"})
+        tidy["kind"] = "probability"
+        extra["kind"] = "mean"
+        import pandas as pd
+
+        tidy = pd.concat([tidy, extra], ignore_index=True)
+        tidy.insert(0, "seed", self.seed)
+        tidy.insert(0, "trials", self.trials)
+        tidy.insert(0, "ruleset", self.scenario.ruleset)
+        tidy.insert(0, "scenario", self.scenario.name)
+        return tidy.to_csv(path, index=False)
+
+    def __str__(self) -> str:
+        return format_result(self)
+
+    def _repr_html_(self) -> str:
+        frame, means = self.summary()
+        return (f"<h4>{self.scenario.name} ({self.scenario.ruleset}, {self.trials:,} fights, "
+                f"seed {self.seed})</h4>" + frame.to_html(float_format="{:.4f}".format)
+                + means.to_frame().to_html(float_format="{:.3f}".format))
+
+
+def format_result(result: Result) -> str:
+    """The readable table the CLI prints."""
+    sc = result.scenario
+    lines = [f"{sc.name}  [{sc.ruleset}]",
+             f"{sc.attacker.name} (attacker) vs {sc.defender.name} (defender); "
+             f"{result.trials:,} fights, seed {result.seed}", ""]
+    lines.append(f"{'outcome':<22}{'probability':>12}   95% interval")
+    probs = result.probabilities()
+    for key, label in (("attacker_wins", "attacker wins"), ("defender_wins", "defender wins"),
+                       ("both_destroyed", "both destroyed"), ("unresolved", "unresolved"),
+                       ("no_fight", "no fight"),
+                       ("defender_destroyed", "  defender destroyed"),
+                       ("defender_caught", "    of which caught"),
+                       ("defender_fled", "  defender fled"),
+                       ("attacker_destroyed", "  attacker destroyed"),
+                       ("attacker_caught", "    of which caught"),
+                       ("attacker_fled", "  attacker fled")):
+        p, lo, hi = probs[key]
+        if key == "no_fight" and p == 0:
+            continue
+        lines.append(f"{label:<22}{100 * p:>11.2f}%   [{100 * lo:.2f}%, {100 * hi:.2f}%]")
+    m = result.means()
+    lines += ["", f"mean rounds fought: {m['mean_rounds']:.2f}",
+              f"mean models lost:   attacker {m['attacker_losses_mean']:.2f}, "
+              f"defender {m['defender_losses_mean']:.2f}",
+              f"mean wounds taken:  attacker {m['attacker_wounds_mean']:.2f}, "
+              f"defender {m['defender_wounds_mean']:.2f}"]
+    return "\n".join(lines)

@@ -1,0 +1,1 @@
+"""Shared engine: random streams and dice, input checks, the chunked runner, the outcome record."""

@@ -1,0 +1,48 @@
+"""Binomial counts with one uniform draw: precomputed exact CDFs searched from zero.
+
+``n`` attacks that each succeed with probability ``p`` give Binomial(n, p) successes. A table
+holds P(X <= k) for every n up to a cap; above the cap the kernel draws one uniform per trial.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+from scipy.stats import binom
+
+from odds.core.rng import successes, uniform
+
+CAP = 255  # largest n with a table row; tables cost (n+1)(n+2)/2 floats per probability
+
+
+def cdf_tables(p: np.ndarray, n_max: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Tables for each probability ``p.flat[q]`` and n = 0 .. min(n_max.flat[q], CAP).
+
+    Returns (cdf, offset, top): the row for n of table q starts at
+    ``offset[q] + n * (n + 1) // 2``; ``top[q]`` is the largest n tabulated. ``offset`` and
+    ``top`` have ``p``'s shape.
+    """
+    p = np.asarray(p, float)
+    top = np.minimum(np.broadcast_to(n_max, p.shape), CAP).astype(np.int64)
+    sizes = (top + 1) * (top + 2) // 2
+    offset = np.concatenate([[0], np.cumsum(sizes.ravel())[:-1]]).reshape(p.shape)
+    cdf = np.empty(int(sizes.sum()))
+    for q in range(p.size):
+        start, t, pq = offset.flat[q], top.flat[q], p.flat[q]
+        n, k = np.tril_indices(t + 1)  # row n holds k = 0 .. n, rows one after another
+        rows = binom.cdf(k, n, pq)
+        rows[k == n] = 1.0
+        cdf[start:start + rows.size] = rows
+    return cdf, offset.astype(np.int64), top
+
+
+@njit(cache=True, inline="always")
+def draw(st, cdf, offset, top, n, p):
+    """Binomial(n, p) from its table row (offset, top), or one uniform per trial past ``top``."""
+    if n > top:
+        return successes(st, n, p)
+    row = offset + ((n * (n + 1)) >> 1)
+    u = uniform(st)
+    k = 0
+    while k < n and u >= cdf[row + k]:
+        k += 1
+    return k

@@ -1,0 +1,30 @@
+"""The bundled data tables (``data/`` in the source tree, installed as ``odds.data``)."""
+from __future__ import annotations
+
+import tomllib
+from functools import lru_cache
+from importlib.resources import files
+from pathlib import Path
+
+from odds.errors import ScenarioError
+
+
+def data_path(*parts: str) -> Path:
+    """Path of a bundled data file, e.g. ``data_path("wh40k3", "weapons.toml")``."""
+    return Path(str(files("odds.data").joinpath(*parts)))
+
+
+@lru_cache(maxsize=None)
+def load_table(*parts: str) -> dict:
+    """A bundled TOML table, read once."""
+    path = data_path(*parts)
+    try:
+        with path.open("rb") as f:
+            return tomllib.load(f)
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise ScenarioError(f"cannot read bundled data: {e}", str(path)) from None
+
+
+def examples() -> list[Path]:
+    """The bundled example scenarios."""
+    return sorted(data_path("scenarios").glob("*.toml"))

@@ -1,0 +1,29 @@
+"""What every ruleset provides to the scenario loader and the runner."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """A ruleset: its scenario schema, its cross-field checks, and its compiled kernel.
+
+    ``profile``, ``group_keys``, ``side_keys`` and ``engagement`` map a key to
+    ``(check, default)`` as in :func:`odds.core.schema.fields`. ``check(scenario)`` raises
+    :class:`~odds.errors.ScenarioError` for mistakes that span fields. ``compile(scenario)``
+    returns a plan, and ``play(plan, seed, first_trial, out)`` fills one chunk of the outcome
+    record (see :mod:`odds.core.outcome`).
+    """
+
+    id: str
+    title: str
+    profile: dict[str, tuple]
+    group_keys: dict[str, tuple]
+    side_keys: dict[str, tuple]
+    engagement: dict[str, tuple]
+    check: Callable[[Any], None]
+    compile: Callable[[Any], Any]
+    play: Callable[..., None]
+    extra_columns: tuple[str, ...] = ()
+    default_max_rounds: int = 10

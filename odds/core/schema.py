@@ -1,0 +1,118 @@
+"""Small declarative checks for scenario fields, so every ruleset reports mistakes alike.
+
+A check is a callable ``check(value, where)`` that returns the cleaned value or raises
+:class:`~odds.errors.ScenarioError` naming the field (``where``) and what is allowed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from odds.errors import ScenarioError
+
+Check = Callable[[Any, "Where"], Any]
+
+
+@dataclass(frozen=True)
+class Where:
+    """A field's position: the file and the dotted path inside it."""
+
+    source: str
+    path: str
+
+    def __truediv__(self, key: str | int) -> "Where":
+        if isinstance(key, int):
+            return Where(self.source, f"{self.path}[{key}]")
+        return Where(self.source, f"{self.path}.{key}" if self.path else key)
+
+    def error(self, message: str) -> ScenarioError:
+        return ScenarioError(message, self.source, self.path)
+
+
+def integer(lo: int | None = None, hi: int | None = None) -> Check:
+    def check(value, where: Where) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise where.error(f"must be a whole number, got {value!r}")
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
+            raise where.error(f"must be {_range(lo, hi)}, got {value}")
+        return value
+
+    return check
+
+
+def number(lo: float | None = None, hi: float | None = None) -> Check:
+    def check(value, where: Where) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise where.error(f"must be a number, got {value!r}")
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
+            raise where.error(f"must be {_range(lo, hi)}, got {value}")
+        return float(value)
+
+    return check
+
+
+def boolean(value, where: Where) -> bool:
+    if not isinstance(value, bool):
+        raise where.error(f"must be true or false, got {value!r}")
+    return value
+
+
+def text(value, where: Where) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise where.error(f"must be a non-empty string, got {value!r}")
+    return value
+
+
+def choice(*allowed: str) -> Check:
+    def check(value, where: Where) -> str:
+        if value not in allowed:
+            raise where.error(f"must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+        return value
+
+    return check
+
+
+def text_list(value, where: Where) -> list[str]:
+    if not isinstance(value, list):
+        raise where.error(f"must be a list of names, got {value!r}")
+    return [text(v, where / i) for i, v in enumerate(value)]
+
+
+def table(value, where: Where) -> dict:
+    if not isinstance(value, dict):
+        raise where.error(f"must be a table, got {value!r}")
+    return value
+
+
+def fields(data: dict, spec: dict[str, tuple[Check, Any]], where: Where) -> dict:
+    """Check the keys of one table against ``spec`` (key -> (check, default)).
+
+    A default of :data:`REQUIRED` makes the key mandatory; unknown keys are errors.
+    """
+    table(data, where)
+    unknown = sorted(set(data) - set(spec))
+    if unknown:
+        raise (where / unknown[0]).error(f"unknown key; allowed here: {', '.join(sorted(spec))}")
+    out = {}
+    for key, (check, default) in spec.items():
+        if key in data:
+            out[key] = check(data[key], where / key)
+        elif default is REQUIRED:
+            raise (where / key).error("is required")
+        else:
+            out[key] = default
+    return out
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+REQUIRED = _Required()
+
+
+def _range(lo, hi) -> str:
+    if lo is not None and hi is not None:
+        return f"from {lo} to {hi}"
+    return f"at least {lo}" if lo is not None else f"at most {hi}"

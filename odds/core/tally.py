@@ -1,0 +1,47 @@
+"""Running histograms of the outcome record, so summaries never need one row per fight."""
+from __future__ import annotations
+
+import numpy as np
+
+from odds.core.outcome import ENDS, WINNERS
+
+
+class Tally:
+    """Counts of (winner, end, rounds) and, per winner, histograms of every other column."""
+
+    def __init__(self, columns: tuple[str, ...]):
+        self.columns = columns
+        self.trials = 0
+        self.outcomes = np.zeros((len(WINNERS), len(ENDS), 1), np.int64)
+        self.by_winner = {c: np.zeros((len(WINNERS), 1), np.int64) for c in columns[3:]}
+
+    def add(self, out: np.ndarray) -> None:
+        """Fold one chunk of the outcome record (columns x trials) in."""
+        winner, end, rounds = (out[i].astype(np.int64) for i in range(3))
+        shape = self.outcomes.shape
+        r = max(shape[2], int(rounds.max()) + 1)
+        key = (winner * shape[1] + end) * r + rounds
+        counts = np.bincount(key, minlength=shape[0] * shape[1] * r).reshape(shape[0], shape[1], r)
+        self.outcomes = _grow(self.outcomes, counts.shape) + counts
+        for i, name in enumerate(self.columns[3:], start=3):
+            values = out[i].astype(np.int64)
+            v = max(self.by_winner[name].shape[1], int(values.max()) + 1)
+            counts = np.bincount(winner * v + values, minlength=shape[0] * v).reshape(shape[0], v)
+            self.by_winner[name] = _grow(self.by_winner[name], counts.shape) + counts
+        self.trials += out.shape[1]
+
+    def histogram(self, column: str) -> np.ndarray:
+        """Counts of each value of ``column`` (index = value), all winners together."""
+        return self.by_winner[column].sum(axis=0)
+
+    def mean(self, column: str) -> float:
+        h = self.histogram(column)
+        return float(np.arange(len(h)) @ h / max(1, h.sum()))
+
+
+def _grow(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    if a.shape == shape:
+        return a
+    out = np.zeros(shape, a.dtype)
+    out[tuple(slice(0, n) for n in a.shape)] = a
+    return out

@@ -1,0 +1,22 @@
+"""Warhammer 40,000 3rd edition close combat (RULES.md §1, seed 000). See README.md here."""
+from odds.core.ruleset import Ruleset
+from odds.rulesets.wh40k3 import rules
+from odds.rulesets.wh40k3.compile import compile_plan
+
+
+def _play(plan, seed, first_trial, out):
+    from odds.rulesets.wh40k3.kernel import play_chunk  # numba compiles/loads on first use
+    play_chunk(plan, seed, first_trial, out)
+
+
+RULESET = Ruleset(
+    id="wh40k3",
+    title="Warhammer 40,000 3rd edition",
+    profile=rules.PROFILE,
+    group_keys=rules.GROUP_KEYS,
+    side_keys=rules.SIDE_KEYS,
+    engagement=rules.ENGAGEMENT,
+    check=rules.check,
+    compile=compile_plan,
+    play=_play,
+)

@@ -1,0 +1,173 @@
+"""wh40k3 scenario schema, weapons and dice charts (RULES.md §1; semantics in README.md here)."""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+from odds.core import schema as s
+from odds.core.data import data_path, load_table
+from odds.errors import ScenarioError
+
+NO_SAVE = 7  # a "7+" save: never made
+
+PROFILE = {
+    "WS": (s.integer(1, 10), s.REQUIRED),
+    "S": (s.integer(1, 10), s.REQUIRED),
+    "T": (s.integer(1, 10), s.REQUIRED),
+    "W": (s.integer(1, 20), s.REQUIRED),
+    "I": (s.integer(1, 10), s.REQUIRED),
+    "A": (s.integer(1, 10), s.REQUIRED),
+    "Ld": (s.integer(1, 10), s.REQUIRED),
+    "Sv": (s.integer(2, 6), None),
+    "Inv": (s.integer(2, 6), None),
+}
+
+GROUP_KEYS = {
+    "character": (s.boolean, False),
+    "monstrous": (s.boolean, False),
+    "fights_with": (s.text, None),
+    "points": (s.number(0), None),
+}
+
+SIDE_KEYS = {
+    "in_contact": (s.integer(1), None),
+    "within_2in": (s.integer(0), None),
+    "Ld": (s.integer(1, 10), None),
+}
+
+ENGAGEMENT = {
+    "charger": (s.choice("attacker", "defender"), "attacker"),
+    "attacker_in_cover": (s.boolean, False),
+    "defender_in_cover": (s.boolean, False),
+    "pursue": (s.boolean, True),
+    "pile_in": (s.choice("all", "refill"), "all"),
+    "pursuit_difficult_terrain": (s.boolean, False),
+    "pursuit_halving_affects_catch": (s.boolean, False),
+    "charge_distance": (s.number(0, 6), None),
+    "charge_through_difficult_terrain": (s.boolean, False),
+}
+
+WEAPON_KEYS = {
+    "two_weapon": (s.boolean, False),
+    "strength_mult": (s.integer(1, 10), 1),
+    "strength_bonus": (s.integer(-9, 9), 0),
+    "strength_cap": (s.integer(1, 10), 10),
+    "ignores_armour": (s.boolean, False),
+    "strikes_last": (s.boolean, False),
+    "save_cap": (s.integer(2, 6), None),
+    "frag": (s.boolean, False),
+    "removed_last": (s.boolean, False),
+}
+
+NORMAL = "none"  # fights_with value: decline every special weapon (R0-2)
+
+
+@dataclass(frozen=True)
+class Weapon:
+    """One close-combat weapon or item of wargear and its effects (R0-3, R0-4, R0-8, R0-9)."""
+
+    name: str
+    two_weapon: bool = False
+    strength_mult: int = 1
+    strength_bonus: int = 0
+    strength_cap: int = 10
+    ignores_armour: bool = False
+    strikes_last: bool = False
+    save_cap: int | None = None
+    frag: bool = False
+    removed_last: bool = False
+
+    @property
+    def special(self) -> bool:
+        """Used only in base contact (R0-2): it changes S, saves or strike order."""
+        return (self.strength_mult != 1 or self.strength_bonus != 0 or self.ignores_armour
+                or self.strikes_last or self.save_cap is not None)
+
+    def strength(self, s_value: int) -> int:
+        return max(1, min(self.strength_cap, s_value * self.strength_mult + self.strength_bonus))
+
+
+BARE_HANDS = Weapon("none")
+
+
+def weapons(scenario) -> dict[str, Weapon]:
+    """The bundled weapons, overridden and extended by the scenario's ``[weapons]``."""
+    table = {}
+    bundled = str(data_path("wh40k3", "weapons.toml"))
+    for source, entries in ((bundled, load_table("wh40k3", "weapons.toml")),
+                            (scenario.source, scenario.weapons)):
+        for name, spec in entries.items():
+            where = s.Where(source, "weapons" if source == scenario.source else "")
+            table[name] = Weapon(name, **s.fields(spec, WEAPON_KEYS, where / name))
+    return table
+
+
+def fighting_weapon(group, table: dict[str, Weapon]) -> Weapon:
+    """The weapon a model in base contact fights with (R0-2, README "Fighting weapon")."""
+    choice = group.options.get("fights_with")
+    if choice == NORMAL:
+        return BARE_HANDS
+    if choice is not None:
+        return table[choice]
+    special = [table[name] for name in group.equipment if table[name].special]
+    return special[0] if special else BARE_HANDS
+
+
+def charts() -> tuple[list[list[int]], list[list[int]]]:
+    """The to-hit and to-wound charts of §1.1 (``NO_SAVE`` stands for "N")."""
+    table = load_table("wh40k3", "charts.toml")
+    where = s.Where(str(data_path("wh40k3", "charts.toml")), "")
+    out = []
+    for key in ("to_hit", "to_wound"):
+        rows = table.get(key)
+        if not (isinstance(rows, list) and len(rows) == 10
+                and all(isinstance(r, list) and len(r) == 10 for r in rows)):
+            raise (where / key).error("must be 10 rows of 10 entries")
+        out.append([[NO_SAVE if v == "N" else s.integer(2, 6)(v, where / key / i)
+                     for v in row] for i, row in enumerate(rows)])
+    return out[0], out[1]
+
+
+def check(scenario) -> None:
+    """Cross-field checks: weapons known and usable, cover, places (R0-1, R0-2, R0-4)."""
+    table = weapons(scenario)
+    for key in ("attacker", "defender"):
+        side = scenario.side(key)
+        where = s.Where(scenario.source, key)
+        for i, group in enumerate(side.models):
+            _check_group(group, table, where / "models" / i)
+        total = sum(g.count for g in side.models)
+        placed = (side.options["in_contact"] or 0) + (side.options["within_2in"] or 0)
+        if placed > total:
+            raise (where / "in_contact").error(
+                f"in_contact + within_2in is {placed} but the unit has {total} models")
+        if side.options["within_2in"] and side.options["in_contact"] is None:
+            raise (where / "within_2in").error("needs in_contact too (how many are in contact)")
+    charged = "defender" if scenario.engagement["charger"] == "attacker" else "attacker"
+    charger = scenario.engagement["charger"]
+    if scenario.engagement[f"{charger}_in_cover"]:
+        raise ScenarioError(f"only the charged side ({charged}) can be defending in cover (R0-4)",
+                            scenario.source, f"engagement.{charger}_in_cover")
+    e = scenario.engagement
+    if e["charge_through_difficult_terrain"] and e["charge_distance"] is None:
+        raise ScenarioError("needs engagement.charge_distance (inches to the enemy)",
+                            scenario.source, "engagement.charge_through_difficult_terrain")
+
+
+def _check_group(group, table: dict[str, Weapon], where: s.Where) -> None:
+    for j, name in enumerate(group.equipment):
+        if name not in table:
+            near = difflib.get_close_matches(name, table, n=3)
+            hint = f"; did you mean {', '.join(map(repr, near))}?" if near else ""
+            raise (where / "equipment" / j).error(
+                f"unknown weapon {name!r}{hint} (known: data/wh40k3/weapons.toml, or define it "
+                f"under [weapons])")
+    choice = group.options.get("fights_with")
+    if choice is not None and choice != NORMAL and choice not in group.equipment:
+        raise (where / "fights_with").error(
+            f"must be one of the group's equipment or {NORMAL!r}, got {choice!r}")
+    special = [n for n in group.equipment if table[n].special]
+    if choice is None and len(special) > 1:
+        raise (where / "fights_with").error(
+            f"the group carries several special weapons ({', '.join(special)}): say which it "
+            f"fights with, or {NORMAL!r}")
