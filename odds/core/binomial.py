@@ -1,5 +1,8 @@
 """Binomial counts with one uniform draw: precomputed exact CDFs searched from zero.
 
+The tables are built by the recurrence P_{n+1}(k) = P_n(k) (1 - p) + P_n(k - 1) p, which is
+exact to rounding and needs no scipy import on the start-up path.
+
 ``n`` attacks that each succeed with probability ``p`` give Binomial(n, p) successes. A table
 holds P(X <= k) for every n up to a cap; above the cap the kernel draws one uniform per trial.
 """
@@ -7,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from scipy.stats import binom
 
 from odds.core.rng import successes, uniform
 
@@ -28,10 +30,15 @@ def cdf_tables(p: np.ndarray, n_max: np.ndarray) -> tuple[np.ndarray, np.ndarray
     cdf = np.empty(int(sizes.sum()))
     for q in range(p.size):
         start, t, pq = offset.flat[q], top.flat[q], p.flat[q]
-        n, k = np.tril_indices(t + 1)  # row n holds k = 0 .. n, rows one after another
-        rows = binom.cdf(k, n, pq)
-        rows[k == n] = 1.0
-        cdf[start:start + rows.size] = rows
+        pmf = np.zeros(t + 1)
+        pmf[0] = 1.0
+        for n in range(t + 1):  # row n holds P(X <= k) for k = 0 .. n, rows one after another
+            if n:
+                pmf[1:n + 1] = pmf[1:n + 1] * (1 - pq) + pmf[:n] * pq
+                pmf[0] *= 1 - pq
+            row = np.cumsum(pmf[:n + 1])
+            row[-1] = 1.0
+            cdf[start + n * (n + 1) // 2: start + (n + 1) * (n + 2) // 2] = row
     return cdf, offset.astype(np.int64), top
 
 

@@ -10,8 +10,16 @@ from odds.errors import ScenarioError
 
 
 def data_path(*parts: str) -> Path:
-    """Path of a bundled data file, e.g. ``data_path("wh40k3", "weapons.toml")``."""
-    return Path(str(files("odds.data").joinpath(*parts)))
+    """Path of a bundled data file, e.g. ``data_path("wh40k3", "weapons.toml")``.
+
+    An installed odds has it as the package ``odds.data``; a source checkout imported from its
+    root (``python -m odds`` there) reads ``data/`` beside the ``odds`` folder.
+    """
+    try:
+        root = Path(str(files("odds.data")))
+    except ModuleNotFoundError:
+        root = Path(__file__).resolve().parents[2] / "data"
+    return root.joinpath(*parts)
 
 
 @lru_cache(maxsize=None)
