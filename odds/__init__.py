@@ -4,9 +4,10 @@
 >>> result = odds.simulate("data/scenarios/wh40k3_assault_marines_vs_boyz.toml", trials=10_000)
 >>> result.summary()
 """
+from odds.analysis.compare import Comparison, Sweep, compare, sweep
 from odds.api import simulate
 from odds.errors import ScenarioError
 from odds.scenario import ModelGroup, Scenario, Side, from_dict, load
 
-__all__ = ["simulate", "load", "from_dict", "Scenario", "Side", "ModelGroup", "ScenarioError"]
+__all__ = ["simulate", "compare", "sweep", "Comparison", "Sweep", "load", "from_dict", "Scenario", "Side", "ModelGroup", "ScenarioError"]
 __version__ = "0.1.0"

@@ -84,3 +84,34 @@ def test_bad_option_exits_2():
 def test_examples_lists_bundled_scenarios():
     run = odds_cli("examples")
     assert run.returncode == 0 and "wh40k3_assault_marines_vs_boyz.toml" in run.stdout
+
+
+def test_compare_prints_csv_and_plots(tmp_path):
+    from conftest import SCENARIOS
+
+    comparison = SCENARIOS.parent / "comparisons" / "wh40k3_sergeant_weapon.toml"
+    csv, png = tmp_path / "grid.csv", tmp_path / "grid.png"
+    run = odds_cli("compare", comparison, "--trials", 2000, "--csv", csv, "--plot", png)
+    assert run.returncode == 0, run.stderr
+    assert "power fist" in run.stdout and "30 Boyz" in run.stdout
+    frame = pd.read_csv(csv)
+    assert len(frame) == 9 and set(frame["variant"]) == {"power fist", "power weapon",
+                                                          "chainsword"}
+    assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_simulate_precision_and_plot(marines_vs_boyz, tmp_path):
+    png = tmp_path / "result.png"
+    run = odds_cli("simulate", marines_vs_boyz, "--precision", "0.01", "--json", "--plot", png)
+    out = json.loads(run.stdout)
+    assert out["precision_met"] and out["ci95_half_width_max"] <= 0.01
+    assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_sweep_range(marines_vs_boyz, tmp_path):
+    run = odds_cli("sweep", marines_vs_boyz, "defender.models[0].count", "10..20..5",
+                   "--trials", 2000, "--csv", tmp_path / "s.csv")
+    assert run.returncode == 0, run.stderr
+    assert list(pd.read_csv(tmp_path / "s.csv")["value"]) == [10, 15, 20]
+    bad = odds_cli("sweep", marines_vs_boyz, "defender.models[0].count", "0,5", "--trials", 10)
+    assert bad.returncode == 2 and "defender.models[0].count: must be from 1" in bad.stderr

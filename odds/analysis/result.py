@@ -8,12 +8,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from odds.analysis.intervals import wilson
-from odds.core.outcome import (ATTACKER, CAUGHT, COLUMNS, DEFENDER, DESTROYED, FLED, MUTUAL,
-                               NO_FIGHT, NONE, UNRESOLVED)
+from odds.core.outcome import (ATTACKER, CAUGHT, DEFENDER, DESTROYED, ENDS, FLED, MUTUAL,
+                               NO_FIGHT, NONE, UNRESOLVED, WINNERS)
 from odds.core.tally import Tally
-
-SIDE_OF = {ATTACKER: "attacker", DEFENDER: "defender"}
-
 
 @dataclass
 class Result:
@@ -23,6 +20,7 @@ class Result:
     tally: Tally
     seed: int
     fights_record: np.ndarray | None = None
+    precision_met: bool | None = None  # set by simulate(precision=...)
 
     @property
     def trials(self) -> int:
@@ -71,13 +69,69 @@ class Result:
         return frame, means
 
     def losses(self, side: str):
-        """Distribution of models lost by ``side``: P(lost = k), P(lost >= k) per k."""
+        """Distribution of models lost by ``side``: P(lost = k), P(lost >= k), P(lost <= k).
+
+        Each probability has its Wilson 95% interval (``*_low``, ``*_high``).
+        """
+        h = self.tally.histogram(f"{side}_lost")
+        return self._table("models_lost", {"probability": h, "at_least": h[::-1].cumsum()[::-1],
+                                           "at_most": h.cumsum()})
+
+    def cumulative(self):
+        """For each k: P(the attacker destroys at least k), P(it loses at most k), and the same
+        for the defender, with 95% intervals (destroyed = models the enemy lost)."""
+        a = self.tally.histogram("attacker_lost")
+        d = self.tally.histogram("defender_lost")
+        n = max(len(a), len(d))
+        a, d = np.pad(a, (0, n - len(a))), np.pad(d, (0, n - len(d)))
+        return self._table("k", {
+            "attacker_destroys_at_least": d[::-1].cumsum()[::-1],
+            "attacker_loses_at_most": a.cumsum(),
+            "defender_destroys_at_least": a[::-1].cumsum()[::-1],
+            "defender_loses_at_most": d.cumsum(),
+        })
+
+    def rounds(self):
+        """Per round r: P(the fight ends in round r) in each way, and P(decided by round r).
+
+        "Decided" means it ended with a winner or mutual destruction; ``unresolved`` fights are
+        counted at the round cap, ``no fight`` at round 0.
+        """
+        o = self.tally.outcomes  # [winner, end, rounds]
+        ways = {name: o[:, end, :].sum(axis=0) for end, name in enumerate(ENDS)}
+        ways["attacker_wins"] = o[ATTACKER].sum(axis=0)
+        ways["defender_wins"] = o[DEFENDER].sum(axis=0)
+        decided = o[ATTACKER].sum(axis=0) + o[DEFENDER].sum(axis=0) + o[NONE, MUTUAL]
+        ways["decided_by"] = decided.cumsum()
+        return self._table("round", {k.replace(" ", "_"): v for k, v in ways.items()})
+
+    def quantiles(self, q=(0.05, 0.25, 0.5, 0.75, 0.95)):
+        """Quantiles of rounds fought and of models lost by each side (rows) at ``q`` (columns)."""
         import pandas as pd
 
-        h = self.tally.histogram(f"{side}_lost")
-        p = h / self.trials
-        return pd.DataFrame({"models_lost": np.arange(len(h)), "probability": p,
-                             "at_least": p[::-1].cumsum()[::-1]}).set_index("models_lost")
+        rounds = self.tally.outcomes.sum(axis=(0, 1))
+        rows = {"rounds": rounds}
+        for side in ("attacker", "defender"):
+            rows[f"{side}_lost"] = self.tally.histogram(f"{side}_lost")
+        return pd.DataFrame({name: [_quantile(h, x) for x in q] for name, h in rows.items()},
+                            index=pd.Index(q, name="quantile")).T
+
+    def _table(self, index_name: str, counts: dict[str, np.ndarray]):
+        """A DataFrame of probabilities from counts, each with its Wilson 95% interval."""
+        import pandas as pd
+
+        n = len(next(iter(counts.values())))
+        columns = {}
+        for name, k in counts.items():
+            low, high = wilson(k, self.trials)
+            columns[name] = k / self.trials
+            columns[f"{name}_low"] = low
+            columns[f"{name}_high"] = high
+        return pd.DataFrame(columns, index=pd.RangeIndex(n, name=index_name))
+
+    def headline_half_width(self) -> float:
+        """The widest 95% interval half-width among the headline probabilities."""
+        return max((hi - lo) / 2 for _, lo, hi in self.probabilities().values())
 
     def fights(self):
         """One row per fight (needs ``keep_fights=True``), outcome-record columns."""
@@ -85,10 +139,8 @@ class Result:
 
         if self.fights_record is None:
             raise ValueError("per-fight rows were not kept: simulate(..., keep_fights=True)")
-        columns = COLUMNS + tuple(self.tally.columns[len(COLUMNS):])
-        frame = pd.DataFrame(dict(zip(columns, self.fights_record)))
-        frame["winner"] = pd.Categorical.from_codes(frame["winner"], ["none", "attacker", "defender"])
-        from odds.core.outcome import ENDS
+        frame = pd.DataFrame(dict(zip(self.tally.columns, self.fights_record)))
+        frame["winner"] = pd.Categorical.from_codes(frame["winner"], list(WINNERS))
         frame["end"] = pd.Categorical.from_codes(frame["end"], list(ENDS))
         return frame
 
@@ -101,13 +153,17 @@ class Result:
         out.update(self.means())
         for key in ("attacker_wins", "defender_wins"):
             out[f"{key}_ci95"] = [probs[key][1], probs[key][2]]
+        if self.precision_met is not None:
+            out["precision_met"] = self.precision_met
+            out["ci95_half_width_max"] = self.headline_half_width()
         return out
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2)
 
     def to_csv(self, path=None):
-        """Tidy CSV: one row per outcome with interval, tagged with scenario, ruleset, trials, seed."""
+        """Tidy CSV: a row per outcome (with interval) and per mean, tagged with the scenario,
+        ruleset, trials and seed. Returns the text when ``path`` is None."""
         frame, means = self.summary()
         tidy = frame.reset_index()
         extra = means.rename_axis("outcome").reset_index().rename(columns={"mean": "value"})
@@ -123,6 +179,12 @@ class Result:
         tidy.insert(0, "scenario", self.scenario.name)
         return tidy.to_csv(path, index=False)
 
+    def plot(self, ax=None):
+        """The outcome bar chart (see :mod:`odds.plots` for the others); returns the Axes."""
+        from odds.plots import outcome_bars
+
+        return outcome_bars(self, ax=ax)
+
     def __str__(self) -> str:
         return format_result(self)
 
@@ -131,6 +193,12 @@ class Result:
         return (f"<h4>{self.scenario.name} ({self.scenario.ruleset}, {self.trials:,} fights, "
                 f"seed {self.seed})</h4>" + frame.to_html(float_format="{:.4f}".format)
                 + means.to_frame().to_html(float_format="{:.3f}".format))
+
+
+def _quantile(histogram: np.ndarray, q: float) -> int:
+    """The smallest value v that occurs with P(X <= v) >= q."""
+    cdf = histogram.cumsum() / histogram.sum()
+    return int(np.flatnonzero((cdf >= q - 1e-12) & (histogram > 0))[0])
 
 
 def format_result(result: Result) -> str:
@@ -154,6 +222,10 @@ def format_result(result: Result) -> str:
         if key == "no_fight" and p == 0:
             continue
         lines.append(f"{label:<22}{100 * p:>11.2f}%   [{100 * lo:.2f}%, {100 * hi:.2f}%]")
+    if result.precision_met is not None:
+        lines.append(f"widest 95% half-width {100 * result.headline_half_width():.2f}% after "
+                     f"{result.trials:,} fights: precision "
+                     f"{'met' if result.precision_met else 'NOT met (trial cap reached)'}")
     m = result.means()
     lines += ["", f"mean rounds fought: {m['mean_rounds']:.2f}",
               f"mean models lost:   attacker {m['attacker_losses_mean']:.2f}, "

@@ -31,8 +31,3 @@ def load_table(*parts: str) -> dict:
             return tomllib.load(f)
     except (OSError, tomllib.TOMLDecodeError) as e:
         raise ScenarioError(f"cannot read bundled data: {e}", str(path)) from None
-
-
-def examples() -> list[Path]:
-    """The bundled example scenarios."""
-    return sorted(data_path("scenarios").glob("*.toml"))

@@ -13,7 +13,8 @@ class Ruleset:
     ``(check, default)`` as in :func:`odds.core.schema.fields`. ``check(scenario)`` raises
     :class:`~odds.errors.ScenarioError` for mistakes that span fields. ``compile(scenario)``
     returns a plan, and ``play(plan, seed, first_trial, out)`` fills one chunk of the outcome
-    record (see :mod:`odds.core.outcome`).
+    record (see :mod:`odds.core.outcome`). ``points(scenario, side)`` is a side's points
+    value, or None when the scenario gives none.
     """
 
     id: str
@@ -25,5 +26,6 @@ class Ruleset:
     check: Callable[[Any], None]
     compile: Callable[[Any], Any]
     play: Callable[..., None]
+    points: Callable[[Any, str], float | None] = lambda scenario, side: None
     extra_columns: tuple[str, ...] = ()
     default_max_rounds: int = 10

@@ -19,4 +19,5 @@ RULESET = Ruleset(
     check=rules.check,
     compile=compile_plan,
     play=_play,
+    points=rules.points,
 )

@@ -133,7 +133,7 @@ def compile_plan(scenario) -> Plan:
     halved = e["pursuit_difficult_terrain"] and e["pursuit_halving_affects_catch"]
     distance = e["charge_distance"] if e["charge_through_difficult_terrain"] else -1.0
     return Plan(count, wounds, leadership, ld_override, removal_group, removal_place, fill,
-                limits, attacks, step, steps, *strikers, p_wound, p_unsaved, cdf, cdf_offset, cdf_top, charger,
-                bool(e["pursue"]),
+                limits, attacks, step, steps, *strikers, p_wound, p_unsaved, cdf, cdf_offset,
+                cdf_top, charger, bool(e["pursue"]),
                 e["pile_in"] == "refill", bool(halved), float(distance),
                 int(scenario.simulation["max_rounds"]))

@@ -57,6 +57,7 @@ WEAPON_KEYS = {
     "save_cap": (s.integer(2, 6), None),
     "frag": (s.boolean, False),
     "removed_last": (s.boolean, False),
+    "points": (s.number(0), 0),
 }
 
 NORMAL = "none"  # fights_with value: decline every special weapon (R0-2)
@@ -76,6 +77,7 @@ class Weapon:
     save_cap: int | None = None
     frag: bool = False
     removed_last: bool = False
+    points: float = 0
 
     @property
     def special(self) -> bool:
@@ -126,6 +128,16 @@ def charts() -> tuple[list[list[int]], list[list[int]]]:
         out.append([[NO_SAVE if v == "N" else s.integer(2, 6)(v, where / key / i)
                      for v in row] for i, row in enumerate(rows)])
     return out[0], out[1]
+
+
+def points(scenario, which: str) -> float | None:
+    """A side's points: each model's ``points`` plus its equipment's; None if none are given."""
+    side = scenario.side(which)
+    if all(g.options["points"] is None for g in side.models):
+        return None
+    table = weapons(scenario)
+    return sum(g.count * ((g.options["points"] or 0) + sum(table[n].points for n in g.equipment))
+               for g in side.models)
 
 
 def check(scenario) -> None:
