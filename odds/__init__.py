@@ -9,5 +9,6 @@ from odds.api import simulate
 from odds.errors import ScenarioError
 from odds.scenario import ModelGroup, Scenario, Side, from_dict, load
 
-__all__ = ["simulate", "compare", "sweep", "Comparison", "Sweep", "load", "from_dict", "Scenario", "Side", "ModelGroup", "ScenarioError"]
+__all__ = ["simulate", "compare", "sweep", "Comparison", "Sweep", "load", "from_dict",
+           "Scenario", "Side", "ModelGroup", "ScenarioError"]
 __version__ = "0.1.0"

@@ -6,13 +6,12 @@ naming the file, the field path and what is allowed.
 """
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from odds.core import schema as s
-from odds.errors import ScenarioError
+from odds.core.data import read_toml
 
 SIDES = ("attacker", "defender")
 
@@ -90,17 +89,7 @@ def _given(options: dict) -> dict:
 
 def load(path: str | Path) -> Scenario:
     """Read and check a scenario TOML file."""
-    path = Path(path)
-    try:
-        with path.open("rb") as f:
-            data = tomllib.load(f)
-    except FileNotFoundError:
-        raise ScenarioError("no such file", str(path)) from None
-    except tomllib.TOMLDecodeError as e:
-        raise ScenarioError(f"malformed TOML: {e}", str(path)) from None
-    except OSError as e:
-        raise ScenarioError(f"cannot read: {e.strerror}", str(path)) from None
-    return from_dict(data, str(path))
+    return from_dict(read_toml(path), str(path))
 
 
 def from_dict(data: dict, source: str = "<python>") -> Scenario:

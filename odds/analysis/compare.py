@@ -7,13 +7,13 @@ is measured with much less noise than two independent runs would give.
 """
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from odds.core import schema as s
+from odds.core.data import read_toml
 from odds.errors import ScenarioError
 from odds.overrides import apply
 from odds.scenario import Scenario, from_dict, load
@@ -109,13 +109,7 @@ def load_comparison(path: str | Path) -> dict:
     """Read and check a comparison TOML file (every cell is checked before any is run)."""
     path = Path(path)
     where = s.Where(str(path), "")
-    try:
-        with path.open("rb") as f:
-            data = tomllib.load(f)
-    except FileNotFoundError:
-        raise ScenarioError("no such file", str(path)) from None
-    except tomllib.TOMLDecodeError as e:
-        raise ScenarioError(f"malformed TOML: {e}", str(path)) from None
+    data = read_toml(path)
     spec = s.fields(data, {
         "name": (s.text, path.stem), "base": (s.text, s.REQUIRED), "set": (s.table, {}),
         "trials": (s.integer(1), None), "seed": (s.integer(0), None),
@@ -237,11 +231,7 @@ def points_efficiency(scenario, ruleset, attacker_wins: float, means: dict) -> d
 
 def _is_comparison(path: Path) -> bool:
     """A comparison file has a ``base`` key and no ``ruleset``."""
-    try:
-        with path.open("rb") as f:
-            data = tomllib.load(f)
-    except (OSError, tomllib.TOMLDecodeError):
-        return False
+    data = read_toml(path)
     return "base" in data and "ruleset" not in data
 
 

@@ -22,12 +22,21 @@ def data_path(*parts: str) -> Path:
     return root.joinpath(*parts)
 
 
-@lru_cache(maxsize=None)
-def load_table(*parts: str) -> dict:
-    """A bundled TOML table, read once."""
-    path = data_path(*parts)
+def read_toml(path: str | Path) -> dict:
+    """A TOML file's data; a missing, unreadable or malformed file is a ScenarioError."""
+    path = Path(path)
     try:
         with path.open("rb") as f:
             return tomllib.load(f)
-    except (OSError, tomllib.TOMLDecodeError) as e:
-        raise ScenarioError(f"cannot read bundled data: {e}", str(path)) from None
+    except FileNotFoundError:
+        raise ScenarioError("no such file", str(path)) from None
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(f"malformed TOML: {e}", str(path)) from None
+    except OSError as e:
+        raise ScenarioError(f"cannot read: {e.strerror}", str(path)) from None
+
+
+@lru_cache(maxsize=None)
+def load_table(*parts: str) -> dict:
+    """A bundled TOML table, read once."""
+    return read_toml(data_path(*parts))
