@@ -51,7 +51,7 @@ def _set(data, path, value):
     (["simulation", "trials"], 2.5, "simulation.trials", "whole number"),
     (["attacker", "in_contact"], 11, "attacker.in_contact", "has 10 models"),
     (["attacker", "in_contact"], 0, "attacker.in_contact", "at least 1"),
-    (["ruleset"], "wh50k", "ruleset", "known: wh40k3"),
+    (["ruleset"], "wh50k", "ruleset", "unknown ruleset 'wh50k'; known: "),
     (["ruleset"], KeyError, "ruleset", "required"),
     (["defender"], KeyError, "defender", "required"),
 ])

@@ -26,6 +26,7 @@ class Ruleset:
     check: Callable[[Any], None]
     compile: Callable[[Any], Any]
     play: Callable[..., None]
+    rule_ids: tuple[str, ...] = ()  # the RULES.md rule IDs it implements (each one tested)
     points: Callable[[Any, str], float | None] = lambda scenario, side: None
     extra_columns: tuple[str, ...] = ()
     default_max_rounds: int = 10

@@ -1,11 +1,12 @@
-"""The rulesets, one package each; :func:`get_ruleset` finds one by its id."""
+"""The rulesets, one package each (found by name); :func:`get_ruleset` returns one by its id."""
 from __future__ import annotations
 
 import importlib
+import pkgutil
 
 from odds.core.ruleset import Ruleset
 
-RULESETS = ("wh40k3",)
+RULESETS = tuple(sorted(m.name for m in pkgutil.iter_modules(__path__) if m.ispkg))
 
 
 def get_ruleset(ruleset_id: str, where=None) -> Ruleset:
