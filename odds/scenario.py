@@ -35,7 +35,10 @@ class ModelGroup:
 
 @dataclass
 class Side:
-    """One unit: its model groups and the ruleset's side options (e.g. ``in_contact``)."""
+    """One unit: its model groups and the ruleset's side options (e.g. ``in_contact``).
+
+    A ruleset whose side is a single unit (``Ruleset.single_unit``) has no groups: everything
+    is in ``options``."""
 
     name: str
     models: list[ModelGroup]
@@ -63,9 +66,11 @@ class Scenario:
         out = {"ruleset": self.ruleset, "name": self.name}
         for key in SIDES:
             side = self.side(key)
-            out[key] = {"name": side.name, **_given(side.options), "models": [
-                {"name": g.name, "count": g.count, "profile": _given(g.profile),
-                 "equipment": list(g.equipment), **_given(g.options)} for g in side.models]}
+            out[key] = {"name": side.name, **_given(side.options)}
+            if side.models:
+                out[key]["models"] = [
+                    {"name": g.name, "count": g.count, "profile": _given(g.profile),
+                     "equipment": list(g.equipment), **_given(g.options)} for g in side.models]
         for key in ("engagement", "simulation", "weapons"):
             if getattr(self, key):
                 out[key] = _given(getattr(self, key))
@@ -126,10 +131,13 @@ def from_dict(data: dict, source: str = "<python>") -> Scenario:
 
 
 def _side(data: Any, rules, where: s.Where) -> Side:
-    spec = {"name": (s.text, where.path), "models": (_groups(rules), s.REQUIRED),
-            **rules.side_keys}
+    """A side: model groups plus the ruleset's side keys, or (``rules.single_unit``) one unit
+    described by the side keys alone."""
+    spec = {"name": (s.text, where.path), **rules.side_keys}
+    if not rules.single_unit:
+        spec["models"] = (_groups(rules), s.REQUIRED)
     checked = s.fields(data, spec, where)
-    return Side(name=checked.pop("name"), models=checked.pop("models"), options=checked)
+    return Side(name=checked.pop("name"), models=checked.pop("models", []), options=checked)
 
 
 def _groups(rules):

@@ -209,6 +209,9 @@ def points_efficiency(scenario, ruleset, attacker_wins: float, means: dict) -> d
     - ``points_lost``: the same for the attacker's own losses;
     - ``points_ratio``: points_destroyed / points_lost (inf when nothing is expected lost);
     - ``wins_per_100_points``: P(attacker wins) per 100 points the attacker costs.
+
+    The first three need points and model counts on both sides (a single-unit side has no
+    model count: only ``wins_per_100_points`` is given there).
     """
     out = {"attacker_points": np.nan, "defender_points": np.nan, "points_destroyed": np.nan,
            "points_lost": np.nan, "points_ratio": np.nan, "wins_per_100_points": np.nan}
@@ -217,13 +220,13 @@ def points_efficiency(scenario, ruleset, attacker_wins: float, means: dict) -> d
               for side in ("attacker", "defender")}
     if cost["attacker"]:
         out["attacker_points"] = cost["attacker"]
-        out["points_lost"] = means["attacker_losses_mean"] * cost["attacker"] / models["attacker"]
         out["wins_per_100_points"] = 100 * attacker_wins / cost["attacker"]
     if cost["defender"]:
         out["defender_points"] = cost["defender"]
+    if cost["attacker"] and cost["defender"] and models["attacker"] and models["defender"]:
+        out["points_lost"] = means["attacker_losses_mean"] * cost["attacker"] / models["attacker"]
         out["points_destroyed"] = (means["defender_losses_mean"] * cost["defender"]
                                    / models["defender"])
-    if cost["attacker"] and cost["defender"]:
         out["points_ratio"] = (out["points_destroyed"] / out["points_lost"]
                                if out["points_lost"] > 0 else np.inf)
     return out

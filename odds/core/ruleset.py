@@ -30,3 +30,4 @@ class Ruleset:
     points: Callable[[Any, str], float | None] = lambda scenario, side: None
     extra_columns: tuple[str, ...] = ()
     default_max_rounds: int = 10
+    single_unit: bool = False  # a side is one unit described by side_keys, with no [[models]]
