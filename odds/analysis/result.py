@@ -59,14 +59,14 @@ class Result:
         return out
 
     def summary(self):
-        """A DataFrame: one row per outcome with probability and 95% interval, then means."""
+        """One tidy DataFrame indexed by outcome: ``kind`` (probability or mean), ``value``,
+        and for probabilities the Wilson 95% interval ``ci95_low``, ``ci95_high``."""
         import pandas as pd
 
-        rows = [{"outcome": k, "probability": p, "ci95_low": lo, "ci95_high": hi}
-                for k, (p, lo, hi) in self.probabilities().items()]
-        frame = pd.DataFrame(rows).set_index("outcome")
-        means = pd.Series(self.means(), name="mean")
-        return frame, means
+        rows = [{"outcome": k, "kind": "probability", "value": p, "ci95_low": lo,
+                 "ci95_high": hi} for k, (p, lo, hi) in self.probabilities().items()]
+        rows += [{"outcome": k, "kind": "mean", "value": v} for k, v in self.means().items()]
+        return pd.DataFrame(rows).set_index("outcome")
 
     def losses(self, side: str):
         """Distribution of models lost by ``side``: P(lost = k), P(lost >= k), P(lost <= k).
@@ -162,21 +162,13 @@ class Result:
         return json.dumps(self.to_dict(), indent=2)
 
     def to_csv(self, path=None):
-        """Tidy CSV: a row per outcome (with interval) and per mean, tagged with the scenario,
-        ruleset, trials and seed. Returns the text when ``path`` is None."""
-        frame, means = self.summary()
-        tidy = frame.reset_index()
-        extra = means.rename_axis("outcome").reset_index().rename(columns={"mean": "value"})
-        tidy = tidy.rename(columns={"probability": "value"})
-        tidy["kind"] = "probability"
-        extra["kind"] = "mean"
-        import pandas as pd
-
-        tidy = pd.concat([tidy, extra], ignore_index=True)
-        tidy.insert(0, "seed", self.seed)
-        tidy.insert(0, "trials", self.trials)
-        tidy.insert(0, "ruleset", self.scenario.ruleset)
-        tidy.insert(0, "scenario", self.scenario.name)
+        """Tidy CSV: the :meth:`summary` rows tagged with the scenario, ruleset, trials and
+        seed, so reports concatenate. Returns the text when ``path`` is None."""
+        tidy = self.summary().reset_index()
+        for column, value in (("seed", self.seed), ("trials", self.trials),
+                              ("ruleset", self.scenario.ruleset),
+                              ("scenario", self.scenario.name)):
+            tidy.insert(0, column, value)
         return tidy.to_csv(path, index=False)
 
     def plot(self, ax=None):
@@ -189,10 +181,9 @@ class Result:
         return format_result(self)
 
     def _repr_html_(self) -> str:
-        frame, means = self.summary()
         return (f"<h4>{self.scenario.name} ({self.scenario.ruleset}, {self.trials:,} fights, "
-                f"seed {self.seed})</h4>" + frame.to_html(float_format="{:.4f}".format)
-                + means.to_frame().to_html(float_format="{:.3f}".format))
+                f"seed {self.seed})</h4>"
+                + self.summary().to_html(float_format="{:.4f}".format, na_rep=""))
 
 
 def _quantile(histogram: np.ndarray, q: float) -> int:
