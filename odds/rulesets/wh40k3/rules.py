@@ -1,10 +1,10 @@
 """wh40k3 scenario schema, weapons and dice charts (RULES.md §1; semantics in README.md here)."""
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 
 from odds.core import schema as s
+from odds.core.catalogue import catalogue, unknown_name
 from odds.core.data import data_path, load_table
 from odds.errors import ScenarioError
 
@@ -94,14 +94,9 @@ BARE_HANDS = Weapon("none")
 
 def weapons(scenario) -> dict[str, Weapon]:
     """The bundled weapons, overridden and extended by the scenario's ``[weapons]``."""
-    table = {}
-    bundled = str(data_path("wh40k3", "weapons.toml"))
-    for source, entries in ((bundled, load_table("wh40k3", "weapons.toml")),
-                            (scenario.source, scenario.weapons)):
-        for name, spec in entries.items():
-            where = s.Where(source, "weapons" if source == scenario.source else "")
-            table[name] = Weapon(name, **s.fields(spec, WEAPON_KEYS, where / name))
-    return table
+    entries = catalogue(("wh40k3", "weapons.toml"), scenario.weapons, scenario.source,
+                        WEAPON_KEYS)
+    return {name: Weapon(name, **spec) for name, spec in entries.items()}
 
 
 def fighting_weapon(group, table: dict[str, Weapon]) -> Weapon:
@@ -169,11 +164,7 @@ def check(scenario) -> None:
 def _check_group(group, table: dict[str, Weapon], where: s.Where) -> None:
     for j, name in enumerate(group.equipment):
         if name not in table:
-            near = difflib.get_close_matches(name, table, n=3)
-            hint = f"; did you mean {', '.join(map(repr, near))}?" if near else ""
-            raise (where / "equipment" / j).error(
-                f"unknown weapon {name!r}{hint} (known: data/wh40k3/weapons.toml, or define it "
-                f"under [weapons])")
+            raise unknown_name(name, table, where / "equipment" / j, "data/wh40k3/weapons.toml")
     choice = group.options.get("fights_with")
     if choice is not None and choice != NORMAL and choice not in group.equipment:
         raise (where / "fights_with").error(
