@@ -56,6 +56,7 @@ class Scenario:
     engagement: dict[str, Any] = field(default_factory=dict)
     simulation: dict[str, Any] = field(default_factory=dict)
     weapons: dict[str, dict[str, Any]] = field(default_factory=dict)
+    rules: dict[str, Any] = field(default_factory=dict)
     source: str = "<python>"
 
     def side(self, which: str) -> Side:
@@ -71,7 +72,7 @@ class Scenario:
                 out[key]["models"] = [
                     {"name": g.name, "count": g.count, "profile": _given(g.profile),
                      "equipment": list(g.equipment), **_given(g.options)} for g in side.models]
-        for key in ("engagement", "simulation", "weapons"):
+        for key in ("engagement", "simulation", "weapons", "rules"):
             if getattr(self, key):
                 out[key] = _given(getattr(self, key))
         return out
@@ -107,7 +108,7 @@ def from_dict(data: dict, source: str = "<python>") -> Scenario:
     if ruleset_id is None:
         raise (top / "ruleset").error("is required")
     rules = get_ruleset(ruleset_id, top / "ruleset")
-    known = {"ruleset", "name", "engagement", "simulation", "weapons", *SIDES}
+    known = {"ruleset", "name", "engagement", "simulation", "weapons", "rules", *SIDES}
     unknown = sorted(set(data) - known)
     if unknown:
         raise (top / unknown[0]).error(f"unknown key; allowed here: {', '.join(sorted(known))}")
@@ -124,6 +125,7 @@ def from_dict(data: dict, source: str = "<python>") -> Scenario:
         simulation=s.fields(data.get("simulation", {}), sim_spec, top / "simulation"),
         weapons={name: s.table(w, top / "weapons" / name)
                  for name, w in s.table(data.get("weapons", {}), top / "weapons").items()},
+        rules=s.fields(data.get("rules", {}), rules.rules, top / "rules"),
         source=source,
     )
     rules.check(scenario)

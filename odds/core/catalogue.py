@@ -25,9 +25,11 @@ def catalogue(parts: tuple[str, ...], inline: dict, inline_source: str,
     return entries
 
 
-def unknown_name(name: str, known, where: s.Where, home: str) -> ScenarioError:
-    """The error for a name not in ``known``: the closest names, and where names come from."""
+def unknown_name(name: str, known, where: s.Where, home: str, kind: str = "weapon",
+                 inline: bool = True) -> ScenarioError:
+    """The error for a name not in ``known``: the closest names, and where names come from
+    (``home``; with ``inline``, a scenario may also define its own under ``[weapons]``)."""
     near = difflib.get_close_matches(name, list(known), n=3)
     hint = f"; did you mean {', '.join(map(repr, near))}?" if near else ""
-    return where.error(f"unknown weapon {name!r}{hint} (known: {home}, or define it under "
-                       f"[weapons])")
+    own = ", or define it under [weapons]" if inline else ""
+    return where.error(f"unknown {kind} {name!r}{hint} (known: {home}{own})")

@@ -78,3 +78,9 @@ def successes(state, n, p):
     for _ in range(n):
         k += uniform(state) < p
     return k
+
+
+@njit(cache=True, inline="always")
+def d10(state):
+    """One D10 (1..10) by multiply-shift of 32 random bits (bias below 2**-28)."""
+    return np.int64(((next_u64(state) >> uint64(32)) * uint64(10)) >> uint64(32)) + 1

@@ -1,7 +1,8 @@
 """What every ruleset provides to the scenario loader and the runner."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+import importlib
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 
@@ -10,11 +11,12 @@ class Ruleset:
     """A ruleset: its scenario schema, its cross-field checks, and its compiled kernel.
 
     ``profile``, ``group_keys``, ``side_keys`` and ``engagement`` map a key to
-    ``(check, default)`` as in :func:`odds.core.schema.fields`. ``check(scenario)`` raises
+    ``(check, default)`` as in :func:`odds.core.schema.fields`, and so does ``rules`` (the
+    scenario's ``[rules]`` table: rule variants and house rules). ``check(scenario)`` raises
     :class:`~odds.errors.ScenarioError` for mistakes that span fields. ``compile(scenario)``
-    returns a plan, and ``play(plan, seed, first_trial, out)`` fills one chunk of the outcome
-    record (see :mod:`odds.core.outcome`). ``points(scenario, side)`` is a side's points
-    value, or None when the scenario gives none.
+    returns a plan; ``kernel`` names the module whose ``play_chunk(plan, seed, first_trial,
+    out)`` fills one chunk of the outcome record (see :mod:`odds.core.outcome`).
+    ``points(scenario, side)`` is a side's points value, or None when the scenario gives none.
     """
 
     id: str
@@ -25,9 +27,15 @@ class Ruleset:
     engagement: dict[str, tuple]
     check: Callable[[Any], None]
     compile: Callable[[Any], Any]
-    play: Callable[..., None]
+    kernel: str
     rule_ids: tuple[str, ...] = ()  # the RULES.md rule IDs it implements (each one tested)
     points: Callable[[Any, str], float | None] = lambda scenario, side: None
     extra_columns: tuple[str, ...] = ()
     default_max_rounds: int = 10
     single_unit: bool = False  # a side is one unit described by side_keys, with no [[models]]
+    rules: dict[str, tuple] = field(default_factory=dict)  # the scenario's [rules] table
+
+    def play(self, plan, seed: int, first_trial: int, out) -> None:
+        """Fill ``out`` with the outcome rows of trials ``first_trial`` onward. The kernel
+        module is imported here, so numba compiles or loads it only when fights are played."""
+        importlib.import_module(self.kernel).play_chunk(plan, seed, first_trial, out)
