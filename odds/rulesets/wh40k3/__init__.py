@@ -4,11 +4,6 @@ from odds.rulesets.wh40k3 import rules
 from odds.rulesets.wh40k3.compile import compile_plan
 
 
-def _play(plan, seed, first_trial, out):
-    from odds.rulesets.wh40k3.kernel import play_chunk  # numba compiles/loads on first use
-    play_chunk(plan, seed, first_trial, out)
-
-
 RULESET = Ruleset(
     id="wh40k3",
     title="Warhammer 40,000 3rd edition",
@@ -18,7 +13,7 @@ RULESET = Ruleset(
     engagement=rules.ENGAGEMENT,
     check=rules.check,
     compile=compile_plan,
-    play=_play,
+    kernel="odds.rulesets.wh40k3.kernel",
     points=rules.points,
     # R0-13 (several units on a side) is more than one fight: out of scope (README.md here).
     rule_ids=tuple(f"R0-{i}" for i in range(1, 17) if i != 13),

@@ -5,10 +5,10 @@ from dataclasses import dataclass
 
 from odds.core import schema as s
 from odds.core.catalogue import catalogue, unknown_name
-from odds.core.data import data_path, load_table
+from odds.core.charts import NEVER, d6_charts
 from odds.errors import ScenarioError
 
-NO_SAVE = 7  # a "7+" save: never made
+NO_SAVE = NEVER  # a "7+" roll: never made
 
 PROFILE = {
     "WS": (s.integer(1, 10), s.REQUIRED),
@@ -112,17 +112,8 @@ def fighting_weapon(group, table: dict[str, Weapon]) -> Weapon:
 
 def charts() -> tuple[list[list[int]], list[list[int]]]:
     """The to-hit and to-wound charts of §1.1 (``NO_SAVE`` stands for "N")."""
-    table = load_table("wh40k3", "charts.toml")
-    where = s.Where(str(data_path("wh40k3", "charts.toml")), "")
-    out = []
-    for key in ("to_hit", "to_wound"):
-        rows = table.get(key)
-        if not (isinstance(rows, list) and len(rows) == 10
-                and all(isinstance(r, list) and len(r) == 10 for r in rows)):
-            raise (where / key).error("must be 10 rows of 10 entries")
-        out.append([[NO_SAVE if v == "N" else s.integer(2, 6)(v, where / key / i)
-                     for v in row] for i, row in enumerate(rows)])
-    return out[0], out[1]
+    to_hit, to_wound = d6_charts("wh40k3", "to_hit", "to_wound")
+    return to_hit, to_wound
 
 
 def points(scenario, which: str) -> float | None:

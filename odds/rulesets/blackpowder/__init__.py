@@ -1,0 +1,23 @@
+"""Black Powder (1st ed.) melee with the seed's Pike & Shotte additions (RULES.md §5, seed 004).
+See README.md here."""
+from odds.core.ruleset import Ruleset
+from odds.rulesets.blackpowder import rules
+from odds.rulesets.blackpowder.compile import compile_plan
+
+
+RULESET = Ruleset(
+    id="blackpowder",
+    title="Black Powder (1st ed.) with Pike & Shotte additions",
+    profile={},
+    group_keys={},
+    side_keys=rules.SIDE_KEYS,
+    engagement=rules.ENGAGEMENT,
+    check=rules.check,
+    compile=compile_plan,
+    kernel="odds.rulesets.blackpowder.kernel",
+    points=rules.points,
+    # R4-1 (orders) and R4-3 (measuring, contact) are table-top movement: out of scope (README).
+    rule_ids=("R4-2", "R4-4", "R4-5", "R4-6"),
+    extra_columns=("attacker_shaken", "defender_shaken", "sweeping_advance"),
+    single_unit=True,
+)

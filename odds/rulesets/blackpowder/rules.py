@@ -1,0 +1,240 @@
+"""blackpowder scenario schema, data tables and the charge checks (RULES.md §5; README.md here).
+
+A side is one unit (``Ruleset.single_unit``): type, formation, profile, status, special rules and
+supports are the side's own keys.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from odds.core import schema as s
+from odds.core.catalogue import catalogue, unknown_name
+from odds.core.data import data_path, load_table
+
+TYPES = ("infantry", "pikes", "cavalry", "heavy cavalry", "artillery", "horse artillery")
+CAVALRY = ("cavalry", "heavy cavalry")
+INFANTRY = ("infantry", "pikes")
+ARTILLERY = ("artillery", "horse artillery")
+FORMATIONS = ("line", "attack column", "march column", "square", "mixed", "skirmish",
+              "hedgehog")
+ALL_ROUND = ("square", "hedgehog")  # no flanks or rear (§5.4 squares; P&S hedgehog)
+CLOSE_ORDER = ("line", "attack column", "square", "mixed")  # skirmishers' limit (R4-2)
+STATUS = ("disordered", "shaken")
+REACTIONS = ("stand", "closing fire", "hedgehog", "evade", "counter-charge", "turn to face")
+
+PROFILE = {
+    "hand_to_hand": (s.integer(1, 30), s.REQUIRED),
+    "shooting": (s.integer(0, 30), s.REQUIRED),
+    "morale": (s.integer(2, 6), s.REQUIRED),
+    "stamina": (s.integer(1, 12), s.REQUIRED),
+}
+
+
+def _profile(value, where: s.Where) -> dict[str, int]:
+    return s.fields(value, PROFILE, where)
+
+
+def _status(value, where: s.Where) -> list[str]:
+    names = s.text_list(value, where)
+    for i, name in enumerate(names):
+        s.choice(*STATUS)(name, where / i)
+    return names
+
+
+SIDE_KEYS = {
+    "type": (s.choice(*TYPES), s.REQUIRED),
+    "formation": (s.choice(*FORMATIONS), "line"),
+    "profile": (_profile, s.REQUIRED),
+    "rules": (s.text_list, []),
+    "status": (_status, []),
+    "rear_support": (s.boolean, False),
+    "flank_supports": (s.integer(0, 2), 0),
+    "building": (s.integer(0, 3), 0),
+    "engaged": (s.boolean, False),  # already fighting another unit (skirmishers' charge, R4-2)
+    "points": (s.number(0), None),
+}
+
+ENGAGEMENT = {
+    "charger": (s.choice("attacker", "defender"), "attacker"),
+    "facing": (s.choice("front", "flank", "rear"), "front"),
+    "reaction": (s.choice(*REACTIONS), "stand"),
+    "evade_room": (s.boolean, True),               # R4-4: no room for a full move: destroyed
+    "hedgehog_order": (s.integer(2, 12), 8),       # [MEM] the staff rating the order roll needs
+    "pike_double_dice_rounds": (s.choice("first", "all"), "all"),  # R4-5 [AMB]
+    "sweeping_advance": (s.boolean, False),        # §5.4: victorious cavalry sweeps on
+}
+
+RULE_KEYS = {
+    "reroll_misses": (s.choice("charge", "first"), None),
+    "reroll_one_miss": (s.boolean, False),
+    "reroll_one_failed_save": (s.boolean, False),
+    "enemy_save_on_charge": (s.integer(-5, 0), 0),
+    "charge_result_d3": (s.boolean, False),
+    "charge_result_bonus": (s.integer(0, 6), 0),
+    "pass_first_break_test": (s.boolean, False),
+    "break_test_rerolls": (s.integer(0, 10), 0),
+    "test_on_casualty": (s.boolean, False),
+}
+
+RESULTS = ("hold", "retire", "break")  # break-test results, codes 0, 1, 2 (§5.5)
+
+
+@dataclass(frozen=True)
+class SpecialRule:
+    """The melee effects of one special rule (data/blackpowder/special_rules.toml, §5.3)."""
+
+    name: str
+    reroll_misses: str | None = None
+    reroll_one_miss: bool = False
+    reroll_one_failed_save: bool = False
+    enemy_save_on_charge: int = 0
+    charge_result_d3: bool = False
+    charge_result_bonus: int = 0
+    pass_first_break_test: bool = False
+    break_test_rerolls: int = 0
+    test_on_casualty: bool = False
+
+
+def special_rules() -> dict[str, SpecialRule]:
+    entries = catalogue(("blackpowder", "special_rules.toml"), {}, "", RULE_KEYS)
+    return {name: SpecialRule(name, **spec) for name, spec in entries.items()}
+
+
+def modifiers() -> dict[str, dict[str, int]]:
+    """The §5.3 modifier tables (data/blackpowder/modifiers.toml), checked."""
+    where = s.Where(str(data_path("blackpowder", "modifiers.toml")), "")
+    table = load_table("blackpowder", "modifiers.toml")
+    small = s.integer(-6, 6)
+    spec = {
+        "to_hit": {k: (small, s.REQUIRED) for k in (
+            "base", "charging", "won_last_round", "shaken_or_disordered", "skirmish",
+            "flank_or_rear", "closing_fire", "best", "worst")},
+        "combat_result": {k: (small, s.REQUIRED) for k in (
+            "rear_support", "flank_support", "max_flank_supports", "square_vs_cavalry",
+            "max_building")},
+        "morale_save": {k: (small, s.REQUIRED) for k in (
+            "march_column", "attack_column", "artillery_closing_fire", "best")},
+    }
+    return s.fields(table, {k: (_section(v), s.REQUIRED) for k, v in spec.items()}, where)
+
+
+def _section(spec):
+    def check(value, where: s.Where) -> dict:
+        return s.fields(value, spec, where)
+
+    return check
+
+
+def break_test() -> tuple[list[tuple[int, int]], bool]:
+    """The §5.5 table as (max score, result code) bands, the last with max None; and whether a
+    shaken unit that would retire breaks instead."""
+    where = s.Where(str(data_path("blackpowder", "break_test.toml")), "")
+    table = s.fields(load_table("blackpowder", "break_test.toml"), {
+        "dice": (s.choice("2D6"), "2D6"), "shaken_retire_breaks": (s.boolean, s.REQUIRED),
+        "bands": (lambda value, at: value, s.REQUIRED)}, where)
+    bands, last = [], None
+    rows = table["bands"]
+    if not isinstance(rows, list) or not rows:
+        raise (where / "bands").error("must list at least one [[bands]] entry")
+    for i, row in enumerate(rows):
+        at = where / "bands" / i
+        band = s.fields(row, {"max": (s.integer(-30, 12), None),
+                              "result": (s.choice(*RESULTS), s.REQUIRED)}, at)
+        is_last = i == len(rows) - 1
+        if (band["max"] is None) != is_last:
+            raise (at / "max").error("every band but the last needs a max; the last has none")
+        if band["max"] is not None and last is not None and band["max"] <= last:
+            raise (at / "max").error(f"must be above the previous band's max ({last})")
+        last = band["max"] if band["max"] is not None else last
+        bands.append((band["max"], RESULTS.index(band["result"])))
+    return bands, table["shaken_retire_breaks"]
+
+
+def is_shaken(unit: dict) -> bool:
+    return "shaken" in unit["status"]
+
+
+def is_disordered(unit: dict) -> bool:
+    return "disordered" in unit["status"]
+
+
+def points(scenario, which: str) -> float | None:
+    """A side's points: its ``points`` key, or None."""
+    return scenario.side(which).options["points"]
+
+
+def check(scenario) -> None:
+    """Cross-field checks: rules known, who may charge (R4-2), who may react how (R4-4)."""
+    where = s.Where(scenario.source, "")
+    if scenario.weapons:
+        raise (where / "weapons").error("blackpowder units carry no weapons list; special "
+                                        "rules go in the side's `rules`")
+    known = special_rules()
+    for key in ("attacker", "defender"):
+        unit = scenario.side(key).options
+        for i, name in enumerate(unit["rules"]):
+            if name not in known:
+                raise unknown_name(name, known, where / key / "rules" / i,
+                                   "data/blackpowder/special_rules.toml: "
+                                   + ", ".join(sorted(known)), kind="special rule",
+                                   inline=False)
+        if unit["formation"] == "square" and unit["type"] not in INFANTRY:
+            raise (where / key / "formation").error("only infantry can form square")
+        if unit["formation"] == "hedgehog" and unit["type"] not in INFANTRY:
+            raise (where / key / "formation").error("only infantry and pikes form hedgehog")
+    e = scenario.engagement
+    charger_key = e["charger"]
+    charged_key = "defender" if charger_key == "attacker" else "attacker"
+    _check_charger(scenario.side(charger_key).options, scenario.side(charged_key).options,
+                   e["facing"], where / charger_key)
+    _check_reaction(scenario.side(charged_key).options, scenario.side(charger_key).options,
+                    e, where / "engagement" / "reaction")
+
+
+def _check_charger(charger: dict, target: dict, facing: str, where: s.Where) -> None:
+    """R4-2: shaken, march column, artillery and hedgehog units cannot charge; skirmishers
+    charge close order only in the flank or rear of an engaged target."""
+    if is_shaken(charger):
+        raise (where / "status").error("a shaken unit cannot charge (R4-2)")
+    if charger["formation"] in ("march column", "hedgehog"):
+        raise (where / "formation").error(f"a unit in {charger['formation']} cannot charge (R4-2)")
+    if charger["type"] in ARTILLERY:
+        raise (where / "type").error("artillery cannot charge (R4-2)")
+    if (charger["formation"] == "skirmish" and target["formation"] in CLOSE_ORDER
+            and not (target["engaged"] and facing in ("flank", "rear"))):
+        raise (where / "formation").error(
+            f"skirmishers may charge a unit in {target['formation']} only in its flank or rear "
+            "while it is engaged (R4-2): set the target's engaged = true and engagement.facing")
+
+
+def _check_reaction(unit: dict, charger: dict, e: dict, where: s.Where) -> None:
+    """R4-4: who may declare which reaction to a charge."""
+    reaction, disordered = e["reaction"], is_disordered(unit)
+    allowed = None
+    if reaction == "closing fire":
+        if unit["type"] not in INFANTRY + ARTILLERY:
+            allowed = "only infantry and artillery give closing fire"
+        elif unit["profile"]["shooting"] == 0:
+            allowed = "a unit with shooting 0 cannot give closing fire"
+    elif reaction == "hedgehog":
+        if unit["type"] not in INFANTRY:
+            allowed = "only infantry forms hedgehog"
+    elif reaction == "evade":
+        by_infantry = charger["type"] in INFANTRY
+        if not ((unit["type"] in CAVALRY + ("horse artillery",) and by_infantry)
+                or (unit["formation"] == "skirmish" and by_infantry
+                    and charger["formation"] != "skirmish")):
+            allowed = ("only cavalry or horse artillery charged by infantry, or skirmishers "
+                       "charged by infantry in another formation, may evade")
+    elif reaction == "counter-charge":
+        if unit["type"] not in CAVALRY or e["facing"] != "front":
+            allowed = "only cavalry charged to its front may counter-charge"
+        elif is_shaken(unit):
+            allowed = "a shaken unit cannot counter-charge (§5.4)"
+    elif reaction == "turn to face" and (unit["type"] not in CAVALRY or e["facing"] == "front"):
+        allowed = "only cavalry charged in the flank or rear may turn to face"
+    if allowed is None and disordered and reaction in ("evade", "counter-charge",
+                                                       "turn to face"):
+        allowed = f"a disordered unit cannot {reaction}"
+    if allowed is not None:
+        raise where.error(f"{reaction!r} is not allowed here: {allowed} (R4-4)")

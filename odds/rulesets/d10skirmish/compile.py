@@ -1,0 +1,72 @@
+"""Turn a checked d10skirmish scenario into the flat numeric plan the kernel reads."""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from odds.rulesets.d10skirmish.rules import fighters
+
+Pair = tuple[int, int]
+
+
+class Plan(NamedTuple):
+    """Pairs indexed by side (0 attacker, 1 defender), then the engagement as numbers.
+
+    Only plain numbers and tuples: the threads share the plan, and reading numba arrays
+    would count references on them at every access.
+    """
+
+    skill: Pair                # effective MS (R3-5)
+    attacks: Pair              # dice a fighter rolls when it fights fully (R3-3)
+    ap: Pair                   # AP each turn (R3-2, R3-4)
+    wounds: Pair               # W (A1)
+    armour: Pair               # ARM (A2)
+    damage: Pair               # effective DMG (A2, A4)
+    adjust: Pair               # dice it may turn by +-1 each exchange (R3-6)
+    adjust_blocks: Pair        # 1: it turns dice for blocks, 0: for hits (R3-6)
+    charger: int               # 0 or 1
+    push: bool                 # the opening is a move and push (R3-9), else a charge (R3-2)
+    flee: bool                 # the charged fighter flees when it may (R3-4, R3-8)
+    charged_ap_left: int       # -1: the charged fighter has not activated in turn 1 (R3-4)
+    opening_ends_activation: bool  # §4.2(7)
+    melee_attack_ap: int       # §4.2(7)
+    reaction_ap: int           # §4.2(6)
+    alternate: bool            # who starts a turn alternates, else the charger always does
+    crit_blockable: bool       # a critical 1 blocks and is blocked by an equal 1 (§4.2(4))
+    create_crit: bool          # a die turned to 1 is critical (§4.2(5))
+    crit_ignores_armour: bool  # A3
+    crit_multiplier: int       # A3: 1, or 2 for "double"/"both"
+    push_ap: int               # R3-9
+    fall_damage: int           # R3-9, §4.2(8)
+    max_rounds: int            # turns (A5)
+
+
+def compile_plan(scenario) -> Plan:
+    """The plan for one scenario (already checked by :func:`odds.scenario.from_dict`)."""
+    pair = fighters(scenario)
+    e = scenario.engagement
+
+    def column(field) -> Pair:
+        return tuple(int(getattr(f, field)) for f in pair)
+
+    left = e["charged_ap_left"]
+    return Plan(
+        skill=column("skill"), attacks=column("attacks"), ap=column("ap"),
+        wounds=column("wounds"), armour=column("armour"), damage=column("damage"),
+        adjust=column("adjust"),
+        adjust_blocks=tuple(int(f.adjust_for == "blocks") for f in pair),
+        charger=0 if e["charger"] == "attacker" else 1,
+        push=e["opening"] == "push",
+        flee=e["reaction"] == "flee",
+        charged_ap_left=-1 if left is None else int(left),
+        opening_ends_activation=bool(e["opening_ends_activation"]),
+        melee_attack_ap=int(e["melee_attack_ap"]),
+        reaction_ap=int(e["reaction_ap"]),
+        alternate=e["turn_order"] == "alternate",
+        crit_blockable=e["crit_blockable"] == "matching_1",
+        create_crit=bool(e["adjust_can_create_crit"]),
+        crit_ignores_armour=e["crit_mode"] in ("ignore_armour", "both"),
+        crit_multiplier=1 if e["crit_mode"] == "ignore_armour" else 2,
+        push_ap=int(e["push_ap"]),
+        fall_damage=int(e["fall_damage"]),
+        max_rounds=int(scenario.simulation["max_rounds"]),
+    )

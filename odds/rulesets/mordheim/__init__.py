@@ -1,0 +1,20 @@
+"""Mordheim close combat (RULES.md §2, seed 001): individual warriors. See README.md here."""
+from odds.core.ruleset import Ruleset
+from odds.rulesets.mordheim import rules
+from odds.rulesets.mordheim.compile import EXTRA_COLUMNS, compile_plan
+
+
+RULESET = Ruleset(
+    id="mordheim",
+    title="Mordheim",
+    profile=rules.PROFILE,
+    group_keys=rules.GROUP_KEYS,
+    side_keys=rules.SIDE_KEYS,
+    engagement=rules.ENGAGEMENT,
+    check=rules.check,
+    compile=compile_plan,
+    kernel="odds.rulesets.mordheim.kernel",
+    rule_ids=tuple(f"R1-{i}" for i in range(1, 13)),
+    extra_columns=EXTRA_COLUMNS,
+    default_max_rounds=20,
+)

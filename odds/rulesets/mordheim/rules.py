@@ -1,0 +1,232 @@
+"""Mordheim scenario schema, weapons, dice charts and warriors (RULES.md §2; README.md here)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from odds.core import schema as s
+from odds.core.catalogue import catalogue, unknown_name
+from odds.core.charts import NEVER, d6_charts
+from odds.core.data import data_path, load_table
+
+MAX_WARRIORS = 20  # per side: a whole warband at most
+NO_SAVE = NEVER  # a "7+" roll: never made (no armour, or "N" on the to-wound chart)
+KINDS = ("weapon", "buckler", "shield", "armour", "helmet")
+
+PROFILE = {key: (s.integer(lo, hi), s.REQUIRED) for key, lo, hi in (
+    ("M", 0, 12), ("WS", 1, 10), ("BS", 0, 10), ("S", 1, 10), ("T", 1, 10), ("W", 1, 10),
+    ("I", 1, 10), ("A", 1, 10), ("Ld", 2, 12))}
+
+GROUP_KEYS = {
+    "causes_fear": (s.boolean, False),   # R1-6
+    "mounted": (s.boolean, False),       # R1-10: lance, spear charge bonus
+}
+
+SIDE_KEYS: dict = {}
+
+
+def _contacts(value, where: s.Where) -> list[tuple[str, str]]:
+    if not isinstance(value, list) or not value:
+        raise where.error("must list [attacker warrior, defender warrior] pairs")
+    pairs = []
+    for i, pair in enumerate(value):
+        if not (isinstance(pair, list) and len(pair) == 2):
+            raise (where / i).error(f"must be [attacker warrior, defender warrior], got {pair!r}")
+        pairs.append((s.text(pair[0], where / i / 0), s.text(pair[1], where / i / 1)))
+    return pairs
+
+
+ENGAGEMENT = {
+    "charger": (s.choice("attacker", "defender"), "attacker"),
+    "contacts": (_contacts, None),  # default: every warrior touches every enemy (R1-1)
+    "all_alone": (s.boolean, True),  # R1-11
+}
+
+WEAPON_KEYS = {
+    "kind": (s.choice(*KINDS), "weapon"),
+    "strength_bonus": (s.integer(-3, 5), 0),
+    "strength": (s.integer(0, 10), 0),
+    "heavy": (s.boolean, False),
+    "save_modifier": (s.integer(-6, 3), 0),
+    "concussion": (s.boolean, False),
+    "parry": (s.boolean, False),
+    "strike_first": (s.boolean, False),
+    "strikes_last": (s.boolean, False),
+    "two_handed": (s.boolean, False),
+    "unwieldy": (s.boolean, False),
+    "difficult": (s.boolean, False),
+    "single_attack": (s.boolean, False),
+    "once_per_combat": (s.boolean, False),
+    "crit_on": (s.integer(2, 6), 6),
+    "mounted_charge_bonus": (s.integer(0, 5), 0),
+    "mounted_only": (s.boolean, False),
+    "save": (s.integer(2, 7), NO_SAVE),
+    "save_bonus": (s.integer(0, 3), 0),
+    "avoid_stun": (s.integer(2, 7), NO_SAVE),
+}
+
+
+@dataclass(frozen=True)
+class Weapon:
+    """One item of equipment (R1-10); the fields are WEAPON_KEYS."""
+
+    name: str
+    kind: str = "weapon"
+    strength_bonus: int = 0
+    strength: int = 0
+    heavy: bool = False
+    save_modifier: int = 0
+    concussion: bool = False
+    parry: bool = False
+    strike_first: bool = False
+    strikes_last: bool = False
+    two_handed: bool = False
+    unwieldy: bool = False
+    difficult: bool = False
+    single_attack: bool = False
+    once_per_combat: bool = False
+    crit_on: int = 6
+    mounted_charge_bonus: int = 0
+    mounted_only: bool = False
+    save: int = NO_SAVE
+    save_bonus: int = 0
+    avoid_stun: int = NO_SAVE
+
+    def hit_strength(self, user_s: int, first_round: bool, charging_mounted: bool) -> int:
+        """The Strength of a blow (R1-3, R1-10): fixed or the user's, plus bonuses, 1..10."""
+        value = self.strength or user_s
+        if not self.heavy or first_round:
+            value += self.strength_bonus
+        if charging_mounted:
+            value += self.mounted_charge_bonus
+        return max(1, min(10, value))
+
+
+@dataclass(frozen=True)
+class Warrior:
+    """One individual (R1-1): profile, the weapons he strikes with, armour and flags."""
+
+    name: str
+    side: int               # 0 attacker, 1 defender
+    profile: dict
+    weapons: tuple          # (main hand,) or (main hand, off hand); fist if unarmed (R1-3)
+    save: int               # armour save roll needed incl. shield, NO_SAVE if none (R1-8)
+    avoid_stun: int         # helmet save, NO_SAVE if none (R1-8)
+    parry_items: int        # swords and bucklers carried (R1-5)
+    causes_fear: bool
+    mounted: bool
+
+
+def weapons(scenario) -> dict[str, Weapon]:
+    """The bundled equipment, overridden and extended by the scenario's ``[weapons]``."""
+    entries = catalogue(("mordheim", "weapons.toml"), scenario.weapons, scenario.source,
+                        WEAPON_KEYS)
+    return {name: Weapon(name, **spec) for name, spec in entries.items()}
+
+
+def charts() -> tuple[list[list[int]], list[list[int]], list[int]]:
+    """to_hit, to_wound (NO_SAVE for "N") and the save modifier by Strength (R1-4, R1-7, R1-8)."""
+    table = load_table("mordheim", "charts.toml")
+    where = s.Where(str(data_path("mordheim", "charts.toml")), "")
+    to_hit, to_wound = d6_charts("mordheim", "to_hit", "to_wound")
+    mods = table.get("save_modifier_by_strength")
+    if not (isinstance(mods, list) and len(mods) == 10):
+        raise (where / "save_modifier_by_strength").error("must list 10 entries (S 1..10)")
+    return to_hit, to_wound, [s.integer(0, 6)(v, where / "save_modifier_by_strength" / i)
+                            for i, v in enumerate(mods)]
+
+
+def warrior_names(side) -> list[str]:
+    """Each warrior's name: the group's, numbered ``name 1``, ``name 2`` ... if count > 1."""
+    return [g.name if g.count == 1 else f"{g.name} {k + 1}"
+            for g in side.models for k in range(g.count)]
+
+
+def warriors(scenario) -> list[Warrior]:
+    """Every warrior, attackers first, in the order listed (the allocation order, R1-3)."""
+    table = weapons(scenario)
+    out = []
+    for side_index, key in enumerate(("attacker", "defender")):
+        side = scenario.side(key)
+        names = iter(warrior_names(side))
+        for group in side.models:
+            items = [table[n] for n in group.equipment]
+            hands = tuple(w for w in items if w.kind == "weapon") or (table["fist"],)
+            armour = min((w.save for w in items if w.kind == "armour"), default=NO_SAVE)
+            bonus = sum(w.save_bonus for w in items if w.kind == "shield")
+            save = armour - bonus  # a shield alone: 7 - 1 = 6+ (R1-8)
+            for _ in range(group.count):
+                out.append(Warrior(
+                    name=next(names), side=side_index, profile=dict(group.profile),
+                    weapons=hands, save=max(2, save),
+                    avoid_stun=min((w.avoid_stun for w in items), default=NO_SAVE),
+                    parry_items=sum(w.parry for w in items),
+                    causes_fear=group.options["causes_fear"],
+                    mounted=group.options["mounted"]))
+    return out
+
+
+def contact_pairs(scenario) -> set[tuple[int, int]]:
+    """(attacker index, defender index) pairs in base contact (R1-1), indices per side."""
+    names = [warrior_names(scenario.side(k)) for k in ("attacker", "defender")]
+    pairs = scenario.engagement["contacts"]
+    if pairs is None:
+        return {(i, j) for i in range(len(names[0])) for j in range(len(names[1]))}
+    return {(names[0].index(a), names[1].index(d)) for a, d in pairs}
+
+
+def check(scenario) -> None:
+    """Cross-field checks: equipment known and carried legally (R1-10), contacts (R1-1)."""
+    table = weapons(scenario)
+    for key in ("attacker", "defender"):
+        where = s.Where(scenario.source, key)
+        side = scenario.side(key)
+        for i, group in enumerate(side.models):
+            _check_equipment(group, table, where / "models" / i)
+        if sum(g.count for g in side.models) > MAX_WARRIORS:
+            raise (where / "models").error(f"at most {MAX_WARRIORS} warriors a side (a "
+                                           "warband), each simulated on his own")
+    where = s.Where(scenario.source, "engagement") / "contacts"
+    pairs = scenario.engagement["contacts"]
+    if pairs is None:
+        return
+    names = [warrior_names(scenario.side(k)) for k in ("attacker", "defender")]
+    for i, pair in enumerate(pairs):
+        for k, side in enumerate(("attacker", "defender")):
+            if pair[k] not in names[k]:
+                raise (where / i / k).error(
+                    f"no {side} warrior {pair[k]!r}; {side} warriors: {', '.join(names[k])}")
+    for k, side in enumerate(("attacker", "defender")):
+        lonely = [n for n in names[k] if all(p[k] != n for p in pairs)]
+        if lonely:
+            raise where.error(f"{side} warrior {lonely[0]!r} touches no enemy: every warrior "
+                              "in the fight must be in base contact with one")
+
+
+def _check_equipment(group, table: dict[str, Weapon], where: s.Where) -> None:
+    for j, name in enumerate(group.equipment):
+        if name not in table:
+            raise unknown_name(name, table, where / "equipment" / j,
+                               "data/mordheim/weapons.toml")
+    items = [table[n] for n in group.equipment]
+    hand = [w for w in items if w.kind == "weapon"]
+    held = hand + [w for w in items if w.kind in ("buckler", "shield")]
+    at = where / "equipment"
+    for kind in ("armour", "helmet", "buckler", "shield"):
+        if sum(w.kind == kind for w in items) > 1:
+            raise at.error(f"carries more than one {kind}")
+    if len(held) > 2:
+        raise at.error(f"{', '.join(w.name for w in held)}: a warrior has two hands (R1-10)")
+    for w in hand:
+        if w.two_handed and len(held) > 1:
+            raise at.error(f"{w.name} is two-handed: no second weapon, shield or buckler")
+        if w.unwieldy and len(hand) > 1:
+            raise at.error(f"{w.name} is unwieldy: only a shield or buckler in the other hand")
+        if w.difficult and (len(hand) > 1 or any(v.kind == "buckler" for v in items)):
+            raise at.error(f"{w.name} is difficult to use: no second weapon or buckler")
+        if w.mounted_only and not group.options["mounted"]:
+            raise at.error(f"{w.name} is a cavalry weapon: the group must be mounted = true")
+        if w.single_attack and len(hand) > 1:
+            raise at.error(f"{w.name} is for the unarmed only")
+    if hand and hand[0].once_per_combat:
+        raise at.error(f"{hand[0].name} strikes in hand-to-hand only beside another "
+                       "close-combat weapon: list that weapon first (R1-3)")

@@ -1,0 +1,191 @@
+"""Turn a checked whfb8 scenario into the flat numeric plan the kernel reads."""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from odds.core.binomial import cdf_tables
+from odds.rulesets.whfb8.rules import (
+    NO_SAVE,
+    charts,
+    equipment,
+    fighting_weapon,
+    mounted,
+    troop_types,
+)
+
+FIGHTING, SUPPORTING, MOUNT = 0, 1, 2   # the striking parts of a unit (R2-4, R2-5)
+FRONT, FLANK, REAR = 0, 1, 2            # the face of the charged unit that is engaged (R2-3)
+FIRST, LATER = 0, 1                     # the charge round and the rest (R2-14)
+PARTS = 3
+
+
+class Plan(NamedTuple):
+    """Arrays indexed by side (0 attacker, 1 defender) and part (FIGHTING, SUPPORTING, MOUNT)."""
+
+    count: np.ndarray          # (2,) models at the start
+    width: np.ndarray          # (2,) files
+    wounds: np.ndarray         # (2,) W
+    leadership: np.ndarray     # (2,) Ld tested on: the unit's or its general's (R2-12)
+    attacks: np.ndarray        # (2,) A of a fighting model, before Frenzy (R2-4)
+    mount_attacks: np.ndarray  # (2,) A of its mount, 0 if on foot
+    champion: np.ndarray       # (2,) a champion in the front rank: +1 A, removed last (R2-4)
+    frenzy: np.ndarray         # (2,) Frenzied at the start (R2-7)
+    support_ranks: np.ndarray  # (2,) supporting ranks without the Horde (R2-5)
+    horde_files: np.ndarray    # (2,) files that make a Horde, 0 never (R2-5)
+    supports: np.ndarray       # (2,) fights to its front, so it may support (R2-5)
+    in_contact: np.ndarray     # (2,) models in base contact given by the scenario, 0: default
+    face: int                  # FRONT, FLANK or REAR of the charged unit (R2-3)
+    steps: np.ndarray          # (K,) strike keys present, highest first (R2-6)
+    striker_side: np.ndarray   # (K, 6) parts striking at each key, -1 padded
+    striker_part: np.ndarray   # (K, 6)
+    p_unsaved: np.ndarray      # (2 rounds, 2 fear, 2 enemy fear, 2 enemy frenzy, 2, 3) per attack
+    cdf: np.ndarray            # binomial CDF rows (odds.core.binomial)
+    cdf_offset: np.ndarray     # p_unsaved's shape
+    cdf_top: np.ndarray        # p_unsaved's shape
+    bonus: np.ndarray          # (2,) standard, battle standard, flank/rear every round (R2-11)
+    musician: np.ndarray       # (2,)
+    stubborn: np.ndarray       # (2,)
+    unbreakable: np.ndarray    # (2,)
+    reroll_break: np.ndarray   # (2,) battle standard: re-roll a failed break test (R2-12)
+    swiftstride: np.ndarray    # (2,) 3D6 drop the lowest for flee, pursuit and charge (R2-13)
+    tests_fear: np.ndarray     # (2,) faces a Fear-causing enemy without causing Fear (R2-7)
+    movement: np.ndarray       # (2,) M, for the charge against a fleeing unit (R2-2)
+    charger: int
+    flee_reaction: bool        # the charged unit flees instead of holding (R2-2)
+    charge_distance: float
+    pursue: bool               # the winner pursues; False: restrains on a Ld test (R2-13)
+    max_rounds: int
+
+
+def p_roll(target: int) -> float:
+    """P(D6 >= target); targets of 7 or more never succeed, a 1 always fails."""
+    return max(0, 7 - max(2, target)) / 6.0
+
+
+def strike_key(initiative: int, first: bool, last: bool) -> int:
+    """Strike order key, highest first (R2-6): Always Strikes First before every Initiative
+    step, Always Strikes Last after them; both cancel out and the model strikes by I."""
+    rank = 1 if first == last else (2 if first else 0)
+    return 16 * rank + initiative
+
+
+def compile_plan(scenario) -> Plan:
+    """The plan for one scenario (already checked by :func:`odds.scenario.from_dict`)."""
+    to_hit, to_wound = charts()
+    table = equipment(scenario)
+    sides = [scenario.attacker, scenario.defender]
+    groups = [side.models[0] for side in sides]
+    e = scenario.engagement
+    resurrection = scenario.rules["supporting_attacks"] == "resurrection"
+    charger = 0 if e["charger"] == "attacker" else 1
+    face = {"front": FRONT, "flank": FLANK, "rear": REAR}[e["facing"]]
+
+    def ints(f):
+        return np.array([f(s, sides[s], groups[s]) for s in range(2)], np.int64)
+
+    rules = [set(g.options["rules"]) for g in groups]
+    weapon = [fighting_weapon(g, table) for g in groups]
+    items = [[table[n] for n in g.equipment] for g in groups]
+    troops = troop_types()
+    on_mount = [mounted(g) for g in groups]
+    mount = [g.options["mount"] or {"WS": 1, "S": 1, "I": 1, "A": 0} for g in groups]
+    fights_front = [s == charger or face == FRONT for s in range(2)]
+
+    def support_ranks(s):
+        foot_extra = not on_mount[s] and (weapon[s].extra_rank or "Fight in Ranks" in rules[s])
+        return int(foot_extra) if resurrection else 1 + foot_extra
+
+    first = ["Always Strikes First" in r for r in rules]
+    last = [weapon[s].strikes_last or "Always Strikes Last" in rules[s] for s in range(2)]
+    keys = np.full((2, PARTS), -1, np.int64)
+    for s in range(2):
+        keys[s, FIGHTING] = keys[s, SUPPORTING] = strike_key(groups[s].profile["I"], first[s],
+                                                             last[s])
+        if mount[s]["A"] > 0:
+            keys[s, MOUNT] = strike_key(mount[s]["I"], False, False)
+    steps = np.array(sorted({int(k) for k in keys.ravel() if k >= 0}, reverse=True), np.int64)
+    striker_side = np.full((len(steps), 2 * PARTS), -1, np.int64)
+    striker_part = np.full((len(steps), 2 * PARTS), -1, np.int64)
+    for k, key in enumerate(steps):
+        parts = np.argwhere(keys == key)
+        striker_side[k, :len(parts)] = parts[:, 0]
+        striker_part[k, :len(parts)] = parts[:, 1]
+
+    p = np.zeros((2, 2, 2, 2, 2, PARTS))
+    for s in range(2):
+        t = 1 - s
+        prof, target = groups[s].profile, groups[t].profile
+        reroll_first = (first[s] and not last[s] and prof["I"] >= target["I"])  # R2-6
+        armour = target["Sv"]
+        if armour is None:
+            armour = min([i.armour for i in items[t] if i.armour is not None] + [NO_SAVE])
+            armour -= sum(i.armour_bonus for i in items[t]) + on_mount[t]  # R2-9
+        parry = (not on_mount[t] and not weapon[t].is_weapon and any(i.parry for i in items[t])
+                 and fights_front[t])
+        for r in (FIRST, LATER):
+            charging = r == FIRST and s == charger and on_mount[s]  # lance, cavalry spear
+            strength = min(10, prof["S"] + weapon[s].strength_bonus
+                           + (r == FIRST) * weapon[s].first_round_strength
+                           + charging * weapon[s].charge_strength)
+            rider_reroll = reroll_first or (r == FIRST and "Hatred" in rules[s])
+            for part, ws, st, reroll in ((FIGHTING, prof["WS"], strength, rider_reroll),
+                                         (SUPPORTING, prof["WS"], strength, rider_reroll),
+                                         (MOUNT, mount[s]["WS"], mount[s]["S"], False)):
+                for afraid in (0, 1):
+                    for enemy_afraid in (0, 1):
+                        hit = p_roll(to_hit[(1 if afraid else ws) - 1]
+                                     [(1 if enemy_afraid else target["WS"]) - 1])
+                        if reroll:
+                            hit += (1 - hit) * hit
+                        wound = p_roll(to_wound[st - 1][target["T"] - 1])
+                        saved = p_roll(armour + max(0, st - 3))
+                        for frenzied in (0, 1):
+                            ward = min(target["Ward"] or NO_SAVE,
+                                       6 if parry and not frenzied else NO_SAVE)
+                            p[r, afraid, enemy_afraid, frenzied, s, part] = (
+                                hit * wound * (1 - saved) * (1 - p_roll(ward)))
+
+    count = ints(lambda s, side, g: g.count)
+    width = ints(lambda s, side, g: side.options["width"])
+    attacks = ints(lambda s, side, g: g.profile["A"]
+                   + (0 if on_mount[s] else sum(i.extra_attack for i in items[s])))
+    frenzy = ints(lambda s, side, g: "Frenzy" in rules[s])
+    in_front = np.minimum(count, width)
+    most = np.zeros((2, PARTS), np.int64)
+    for s in range(2):
+        most[s] = [in_front[s] * (attacks[s] + frenzy[s]) + 1, in_front[s] * 3,
+                   in_front[s] * mount[s]["A"]]
+    cdf, cdf_offset, cdf_top = cdf_tables(p, np.broadcast_to(most, p.shape))
+    causes_fear = ["Fear" in r for r in rules]
+    return Plan(
+        count=count, width=width,
+        wounds=ints(lambda s, side, g: g.profile["W"]),
+        leadership=ints(lambda s, side, g: max(g.profile["Ld"], side.options["general_Ld"] or 0)),
+        attacks=attacks,
+        mount_attacks=ints(lambda s, side, g: mount[s]["A"]),
+        champion=ints(lambda s, side, g: side.options["champion"]),
+        frenzy=frenzy,
+        support_ranks=ints(lambda s, side, g: support_ranks(s)),
+        horde_files=ints(lambda s, side, g: troops[g.options["troop_type"]].horde_files),
+        supports=ints(lambda s, side, g: fights_front[s]),
+        in_contact=ints(lambda s, side, g: side.options["in_contact"] or 0),
+        face=face, steps=steps, striker_side=striker_side, striker_part=striker_part,
+        p_unsaved=p, cdf=cdf, cdf_offset=cdf_offset, cdf_top=cdf_top,
+        bonus=ints(lambda s, side, g: side.options["standard"] + side.options["battle_standard"]
+                   + (s == charger) * face),
+        musician=ints(lambda s, side, g: side.options["musician"]),
+        stubborn=ints(lambda s, side, g: "Stubborn" in rules[s]),
+        unbreakable=ints(lambda s, side, g: "Unbreakable" in rules[s]),
+        reroll_break=ints(lambda s, side, g: side.options["battle_standard"]),
+        swiftstride=ints(lambda s, side, g: "Swiftstride" in rules[s]),
+        tests_fear=ints(lambda s, side, g: causes_fear[1 - s] and not causes_fear[s]
+                        and "Unbreakable" not in rules[s]),
+        movement=ints(lambda s, side, g: g.profile["M"]),
+        charger=charger,
+        flee_reaction=e["reaction"] == "flee",
+        charge_distance=float(e["charge_distance"] or 0.0),
+        pursue=bool(e["pursue"]),
+        max_rounds=int(scenario.simulation["max_rounds"]),
+    )

@@ -1,0 +1,227 @@
+"""The whfb8 numba kernel: plays whole combats of two ranked units, one outcome row per fight.
+
+Only counts matter between the strikes, so the unsaved wounds of each striking part are one
+draw from the exact Binomial(attacks, P(hit) P(wound) P(armour fails) P(ward fails)); the dice
+the rules compare (Fear and break tests, flee, pursuit, charge) are rolled.
+Semantics: README.md beside this file. Checked against tests/naive_whfb8.py.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from odds.core.binomial import draw
+from odds.core.outcome import (
+    ATTACKER,
+    CAUGHT,
+    DEFENDER,
+    DESTROYED,
+    FLED,
+    MUTUAL,
+    NO_FIGHT,
+    NONE,
+    UNRESOLVED,
+)
+from odds.core.rng import d6, seed_stream, two_d6
+from odds.rulesets.whfb8.compile import FIGHTING, FIRST, FLANK, FRONT, LATER, SUPPORTING
+
+BLOCK = 256  # trials per parallel work item
+
+
+@njit(cache=True, inline="always")
+def _front(plan, n, s):
+    """Models in side s's front rank (R2-6: casualties come off the rear)."""
+    return min(plan.width[s], n[s])
+
+
+@njit(cache=True, inline="always")
+def _face(plan, n, s):
+    """Length of side s's engaged face: its ranks on a flank, else its front (R2-3)."""
+    if s != plan.charger and plan.face == FLANK:
+        return (n[s] + plan.width[s] - 1) // plan.width[s]
+    return _front(plan, n, s)
+
+
+@njit(cache=True, inline="always")
+def _in_contact(plan, n, s):
+    """Side s's models in base contact: the scenario's number, else its whole face when it is
+    the narrower, else the narrower face plus a corner model at each end (R2-3)."""
+    face = _face(plan, n, s)
+    if plan.in_contact[s] > 0:
+        return min(plan.in_contact[s], face)
+    return min(face, _face(plan, n, 1 - s) + 2)
+
+
+@njit(cache=True, inline="always")
+def _supporters(plan, n, s, contact):
+    """Side s's supporting attacks: one per model directly behind a model in contact, in each
+    supporting rank; a Horde adds a rank while its front is wide enough (R2-5)."""
+    if plan.supports[s] == 0:
+        return 0
+    w = plan.width[s]
+    ranks = plan.support_ranks[s]
+    if plan.horde_files[s] > 0 and _front(plan, n, s) >= plan.horde_files[s]:
+        ranks += 1
+    total = 0
+    for k in range(1, ranks + 1):
+        total += min(contact, max(0, min(w, n[s] - k * w)))
+    return total
+
+
+@njit(cache=True, inline="always")
+def _ranks(plan, n, s):
+    """Side s's ranks of five or more models, the front one included (R2-11, R2-12)."""
+    w = plan.width[s]
+    if w < 5:
+        return 0
+    full = n[s] // w
+    return full + (n[s] - full * w >= 5)
+
+
+@njit(cache=True, inline="always")
+def _movement_dice(plan, st, s):
+    """A flee, pursuit or charge roll: 2D6, or 3D6 dropping the lowest with Swiftstride."""
+    a, b = d6(st), d6(st)
+    if plan.swiftstride[s] > 0:
+        c = d6(st)
+        return a + b + c - min(a, min(b, c))
+    return a + b
+
+
+@njit(cache=True, inline="always")
+def _break_test(st, target):
+    """2D6 against target; a double 1 always passes (Insane Courage, R2-12)."""
+    a, b = d6(st), d6(st)
+    return a + b <= target or (a == 1 and b == 1)
+
+
+@njit(cache=True, inline="always")
+def _fight_round(plan, st, n, dmg, frenzied, afraid, attacks, r, caused):
+    """One round of strikes in strike-key order (R2-6); adds each side's unsaved wounds
+    (at most the wounds the enemy has left) to caused. Parts striking at one key attack with
+    the models standing at its start; casualties are removed at its end."""
+    for k in range(plan.steps.shape[0]):
+        contact0 = _in_contact(plan, n, 0)
+        contact1 = _in_contact(plan, n, 1)
+        for j in range(plan.striker_side.shape[1]):
+            s = plan.striker_side[k, j]
+            if s < 0:
+                break
+            contact = contact0 if s == 0 else contact1
+            part = plan.striker_part[k, j]
+            if part == FIGHTING:  # a champion (removed last) adds 1 A while anyone fights
+                attacks[j] = (contact * (plan.attacks[s] + frenzied[s])
+                              + min(contact, plan.champion[s]))
+            elif part == SUPPORTING:
+                attacks[j] = _supporters(plan, n, s, contact)
+            else:
+                attacks[j] = contact * plan.mount_attacks[s]
+        for j in range(plan.striker_side.shape[1]):
+            s = plan.striker_side[k, j]
+            if s < 0:
+                break
+            t = 1 - s
+            part = plan.striker_part[k, j]
+            a, b, c = afraid[s], afraid[t], frenzied[t]
+            unsaved = draw(st, plan.cdf, plan.cdf_offset[r, a, b, c, s, part],
+                           plan.cdf_top[r, a, b, c, s, part], attacks[j],
+                           plan.p_unsaved[r, a, b, c, s, part])
+            unsaved = min(unsaved, n[t] * plan.wounds[t] - dmg[t])
+            caused[s] += unsaved
+            w = dmg[t] + unsaved
+            while w >= plan.wounds[t]:
+                w -= plan.wounds[t]
+                n[t] -= 1
+            dmg[t] = w
+        if n[0] == 0 or n[1] == 0:
+            return
+
+
+@njit(cache=True, inline="always")
+def _score(plan, n, s, caused, r):
+    """Side s's combat result (R2-11): wounds, charge, ranks unless disrupted, standard,
+    battle standard, flank or rear."""
+    score = caused[s] + plan.bonus[s] + (r == FIRST and s == plan.charger)
+    disrupted = (s != plan.charger and plan.face != FRONT and _ranks(plan, n, 1 - s) >= 2)
+    if not disrupted:
+        score += min(3, max(0, _ranks(plan, n, s) - 1))
+    return score
+
+
+@njit(cache=True, inline="always")
+def play_fight(plan, st, n, dmg, frenzied, afraid, attacks, caused, out, t):
+    """Play one combat (R2-1, R2-14) and write its outcome row into out[:, t]."""
+    for s in range(2):
+        n[s], dmg[s], frenzied[s], afraid[s] = plan.count[s], 0, plan.frenzy[s], 0
+    winner, end, rounds, loser = NONE, UNRESOLVED, 0, -1
+    charged = 1 - plan.charger
+    if plan.flee_reaction:  # R2-2: the charged unit flees; the charge catches it or not
+        fled = _movement_dice(plan, st, charged)
+        reach = plan.movement[plan.charger] + _movement_dice(plan, st, plan.charger)
+        if reach >= plan.charge_distance + fled:
+            winner = ATTACKER if plan.charger == 0 else DEFENDER
+            end, loser = CAUGHT, charged
+        else:
+            end = NO_FIGHT
+    while end == UNRESOLVED and rounds < plan.max_rounds:
+        r = FIRST if rounds == 0 else LATER
+        rounds += 1
+        for s in range(2):  # R2-7: Fear test at the start of each round
+            afraid[s] = 0
+            if plan.tests_fear[s] > 0 and frenzied[s] == 0:
+                afraid[s] = two_d6(st) > plan.leadership[s]
+        caused[0] = 0
+        caused[1] = 0
+        _fight_round(plan, st, n, dmg, frenzied, afraid, attacks, r, caused)
+        out[5, t] += caused[1]
+        out[6, t] += caused[0]
+        if n[0] == 0 or n[1] == 0:
+            end = MUTUAL if n[0] == n[1] else DESTROYED
+            winner = NONE if n[0] == n[1] else (ATTACKER if n[1] == 0 else DEFENDER)
+            break
+        diff = _score(plan, n, 0, caused, r) - _score(plan, n, 1, caused, r)
+        if diff == 0:  # R2-11: a lone musician wins a drawn combat by 1
+            if plan.musician[0] == plan.musician[1]:
+                continue
+            diff = 1 if plan.musician[0] else -1
+        loser = 1 if diff > 0 else 0
+        won = 1 - loser
+        margin = abs(diff)
+        frenzied[loser] = 0  # R2-7: a defeated unit loses Frenzy
+        if plan.unbreakable[loser]:
+            continue
+        steadfast = plan.stubborn[loser] > 0 or _ranks(plan, n, loser) > _ranks(plan, n, won)
+        target = plan.leadership[loser] - (0 if steadfast else margin)
+        if _break_test(st, target) or (
+                plan.reroll_break[loser] > 0 and _break_test(st, target)):
+            continue
+        winner = ATTACKER if won == 0 else DEFENDER
+        end = FLED  # R2-13: pursue (Frenzy must; restraining needs a Ld test), flee, Caught!
+        pursues = frenzied[won] > 0 or plan.pursue or two_d6(st) > plan.leadership[won]
+        fled = _movement_dice(plan, st, loser)
+        if pursues and _movement_dice(plan, st, won) >= fled:
+            end = CAUGHT
+    out[0, t] = winner
+    out[1, t] = end
+    out[2, t] = rounds
+    for s in range(2):
+        out[3 + s, t] = plan.count[s] if (end == CAUGHT and s == loser) else plan.count[s] - n[s]
+
+
+@njit(cache=True, parallel=True)
+def play_chunk(plan, seed, first_trial, out):
+    """Play trials first_trial .. first_trial + out.shape[1] - 1 into out (7, n)."""
+    n_trials = out.shape[1]
+    for b in prange((n_trials + BLOCK - 1) // BLOCK):
+        st = np.empty(4, np.uint64)
+        n = np.zeros(2, np.int64)
+        dmg = np.zeros(2, np.int64)
+        frenzied = np.zeros(2, np.int64)
+        afraid = np.zeros(2, np.int64)
+        attacks = np.zeros(plan.striker_side.shape[1], np.int64)
+        caused = np.zeros(2, np.int64)
+        for t in range(b * BLOCK, min(n_trials, (b + 1) * BLOCK)):
+            out[5, t] = 0
+            out[6, t] = 0
+            seed_stream(st, seed, first_trial + t)
+            play_fight(plan, st, n, dmg, frenzied, afraid, attacks, caused, out, t)

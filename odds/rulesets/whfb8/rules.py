@@ -1,0 +1,231 @@
+"""whfb8 scenario schema, equipment, dice charts and checks (RULES.md §3; README.md here)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from odds.core import schema as s
+from odds.core.catalogue import unknown_name
+from odds.core.charts import NEVER, d6_charts
+from odds.core.data import data_path, load_table
+
+NO_SAVE = NEVER  # a "7+" roll: never made
+
+SPECIAL_RULES = ("Always Strikes First", "Always Strikes Last", "Fear", "Hatred", "Frenzy",
+                 "Stubborn", "Unbreakable", "Swiftstride", "Fight in Ranks")
+
+PROFILE = {
+    "M": (s.integer(1, 10), s.REQUIRED),
+    "WS": (s.integer(1, 10), s.REQUIRED),
+    "S": (s.integer(1, 10), s.REQUIRED),
+    "T": (s.integer(1, 10), s.REQUIRED),
+    "W": (s.integer(1, 10), s.REQUIRED),
+    "I": (s.integer(1, 10), s.REQUIRED),
+    "A": (s.integer(1, 10), s.REQUIRED),
+    "Ld": (s.integer(1, 10), s.REQUIRED),
+    "Sv": (s.integer(1, 6), None),
+    "Ward": (s.integer(2, 6), None),
+}
+
+MOUNT = {  # a mounted model's steed: it fights beside its rider, never supports (R2-5)
+    "WS": (s.integer(1, 10), s.REQUIRED),
+    "S": (s.integer(1, 10), s.REQUIRED),
+    "I": (s.integer(1, 10), s.REQUIRED),
+    "A": (s.integer(0, 10), s.REQUIRED),
+}
+
+
+@dataclass(frozen=True)
+class TroopType:
+    """A troop type's data (data/whfb8/troop_types.toml): Horde width and being mounted."""
+
+    name: str
+    horde_files: int
+    mounted: bool
+
+
+TROOP_KEYS = {"horde_files": (s.integer(0, 100), s.REQUIRED), "mounted": (s.boolean, s.REQUIRED)}
+
+
+def troop_types() -> dict[str, TroopType]:
+    """The troop types (R2-5, R2-9) from data/whfb8/troop_types.toml."""
+    where = s.Where(str(data_path("whfb8", "troop_types.toml")), "")
+    return {name: TroopType(name, **s.fields(spec, TROOP_KEYS, where / name))
+            for name, spec in load_table("whfb8", "troop_types.toml").items()}
+
+
+def mounted(group) -> bool:
+    return troop_types()[group.options["troop_type"]].mounted
+
+
+def _troop_type(value, where: s.Where) -> str:
+    return s.choice(*troop_types())(value, where)
+
+
+def _mount(value, where: s.Where) -> dict:
+    return s.fields(value, MOUNT, where)
+
+
+def _special_rules(value, where: s.Where) -> list[str]:
+    names = s.text_list(value, where)
+    for i, name in enumerate(names):
+        if name not in SPECIAL_RULES:
+            raise unknown_name(name, SPECIAL_RULES, where / i, ", ".join(SPECIAL_RULES),
+                               kind="special rule", inline=False)
+    return names
+
+
+GROUP_KEYS = {
+    "troop_type": (_troop_type, "infantry"),
+    "mount": (_mount, None),
+    "rules": (_special_rules, []),
+    "fights_with": (s.text, None),
+    "points": (s.number(0), None),
+}
+
+SIDE_KEYS = {
+    "width": (s.integer(1, 100), s.REQUIRED),
+    "standard": (s.boolean, False),
+    "musician": (s.boolean, False),
+    "champion": (s.boolean, False),
+    "battle_standard": (s.boolean, False),
+    "general_Ld": (s.integer(1, 10), None),
+    "in_contact": (s.integer(1, 100), None),
+}
+
+ENGAGEMENT = {
+    "charger": (s.choice("attacker", "defender"), "attacker"),
+    "facing": (s.choice("front", "flank", "rear"), "front"),
+    "reaction": (s.choice("hold", "flee"), "hold"),
+    "charge_distance": (s.number(0, 30), None),
+    "pursue": (s.boolean, True),
+}
+
+RULES = {
+    "supporting_attacks": (s.choice("8e", "resurrection"), "8e"),
+}
+
+EQUIPMENT_KEYS = {
+    "strength_bonus": (s.integer(0, 9), 0),
+    "first_round_strength": (s.integer(0, 9), 0),
+    "charge_strength": (s.integer(0, 9), 0),
+    "extra_rank": (s.boolean, False),
+    "extra_attack": (s.integer(0, 5), 0),
+    "strikes_last": (s.boolean, False),
+    "mounted_only": (s.boolean, False),
+    "armour": (s.integer(1, 6), None),
+    "armour_bonus": (s.integer(0, 5), 0),
+    "parry": (s.boolean, False),
+    "points": (s.number(0), 0),
+}
+
+
+@dataclass(frozen=True)
+class Equipment:
+    """A weapon or an item of armour and its effects (R2-9, R2-10)."""
+
+    name: str
+    strength_bonus: int = 0
+    first_round_strength: int = 0
+    charge_strength: int = 0
+    extra_rank: bool = False
+    extra_attack: int = 0
+    strikes_last: bool = False
+    mounted_only: bool = False
+    armour: int | None = None
+    armour_bonus: int = 0
+    parry: bool = False
+    points: float = 0
+
+    @property
+    def is_weapon(self) -> bool:
+        """A weapon other than the plain hand weapon every model has (R2-10)."""
+        return bool(self.strength_bonus or self.first_round_strength or self.charge_strength
+                    or self.extra_rank or self.extra_attack or self.strikes_last)
+
+
+HAND_WEAPON = Equipment("hand weapon")
+
+
+def equipment(scenario) -> dict[str, Equipment]:
+    """The bundled weapons and armour, overridden and extended by the scenario's [weapons]."""
+    table = {}
+    path = str(data_path("whfb8", "weapons.toml"))
+    bundled = load_table("whfb8", "weapons.toml")
+    for section in ("weapons", "armour"):
+        for name, spec in bundled.get(section, {}).items():
+            table[name] = Equipment(name, **s.fields(spec, EQUIPMENT_KEYS,
+                                                     s.Where(path, section) / name))
+    for name, spec in scenario.weapons.items():
+        table[name] = Equipment(name, **s.fields(spec, EQUIPMENT_KEYS,
+                                                 s.Where(scenario.source, "weapons") / name))
+    return table
+
+
+def fighting_weapon(group, table: dict[str, Equipment]) -> Equipment:
+    """The weapon the group fights with for the whole combat (R2-10): ``fights_with``, else
+    its one special weapon, else the hand weapon."""
+    if group.options["fights_with"] is not None:
+        return table[group.options["fights_with"]]
+    special = [table[n] for n in group.equipment if table[n].is_weapon]
+    return special[0] if special else HAND_WEAPON
+
+
+def charts() -> tuple[list[list[int]], list[list[int]]]:
+    """The WS chart and the S-vs-T chart (R2-7, R2-8); ``NO_SAVE`` stands for "N"."""
+    to_hit, to_wound = d6_charts("whfb8", "to_hit", "to_wound")
+    return to_hit, to_wound
+
+
+def points(scenario, which: str) -> float | None:
+    """A side's points: each model's ``points`` plus its equipment's; None if none are given."""
+    group = scenario.side(which).models[0]
+    if group.options["points"] is None:
+        return None
+    table = equipment(scenario)
+    return group.count * (group.options["points"] + sum(table[n].points for n in group.equipment))
+
+
+def check(scenario) -> None:
+    """Cross-field checks: one unit per side, equipment known and usable, reactions."""
+    table = equipment(scenario)
+    for key in ("attacker", "defender"):
+        side = scenario.side(key)
+        where = s.Where(scenario.source, key)
+        if len(side.models) > 1:
+            raise (where / "models" / 1).error(
+                "whfb8 plays one rank-and-file group per unit (characters and champions in "
+                "their own group are not supported: see odds/rulesets/whfb8/README.md)")
+        _check_group(side.models[0], table, where / "models" / 0)
+    e = scenario.engagement
+    if e["reaction"] == "flee" and e["charge_distance"] is None:
+        raise s.Where(scenario.source, "engagement.charge_distance").error(
+            "is required when reaction = 'flee' (inches between the units, R2-2)")
+
+
+def _check_group(group, table: dict[str, Equipment], where: s.Where) -> None:
+    on_mount = mounted(group)
+    for j, name in enumerate(group.equipment):
+        if name not in table:
+            raise unknown_name(name, table, where / "equipment" / j, "data/whfb8/weapons.toml",
+                               kind="weapon or armour")
+        if table[name].mounted_only and not on_mount:
+            raise (where / "equipment" / j).error(
+                f"{name!r} is for mounted models only (a mounted troop_type, e.g. 'cavalry')")
+    if on_mount and group.options["mount"] is None:
+        raise (where / "mount").error(
+            f"is required for {group.options['troop_type']} (the steed's WS, S, I, A)")
+    if not on_mount and group.options["mount"] is not None:
+        raise (where / "mount").error(
+            "only a mounted troop_type (e.g. 'cavalry') has a mount")
+    choice = group.options["fights_with"]
+    if choice is not None and choice != HAND_WEAPON.name and choice not in group.equipment:
+        raise (where / "fights_with").error(
+            f"must be one of the group's equipment or 'hand weapon', got {choice!r}")
+    if choice is not None and choice in table and not (table[choice].is_weapon
+                                                       or choice == HAND_WEAPON.name):
+        raise (where / "fights_with").error(f"{choice!r} is armour, not a weapon")
+    special = [n for n in group.equipment if table[n].is_weapon]
+    if choice is None and len(special) > 1:
+        raise (where / "fights_with").error(
+            f"the group carries several weapons ({', '.join(special)}): say which it fights "
+            f"with (R2-10: one weapon for the whole combat)")

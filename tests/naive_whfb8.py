@@ -1,0 +1,267 @@
+"""Pure-Python reference for whfb8: one real die at a time, ranks kept as a list of models.
+
+Slow and obvious, written from odds/rulesets/whfb8/README.md rather than from the kernel, so
+that tests/test_whfb8_parity.py can check the numba kernel against it. It shares only the
+scenario loader and the data tables (charts, equipment) with the package.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from odds.core.outcome import (
+    ATTACKER,
+    CAUGHT,
+    DEFENDER,
+    DESTROYED,
+    FLED,
+    MUTUAL,
+    NO_FIGHT,
+    NONE,
+    UNRESOLVED,
+)
+from odds.rulesets.whfb8.rules import charts, equipment, fighting_weapon, troop_types
+
+
+@dataclass
+class Unit:
+    """One side's unit and its fighting state."""
+
+    profile: dict
+    width: int
+    count: int
+    options: dict
+    rules: set
+    weapon: object
+    items: list
+    mounted: bool
+    mount: dict | None
+    horde: int              # files that make a Horde, 0: never
+    ranks: list = None      # models in each rank, front first
+    damage: int = 0         # wounds on the model that will be removed next
+    frenzied: bool = False
+    afraid: bool = False
+
+    def alive(self) -> int:
+        return sum(self.ranks)
+
+    def reset(self) -> None:
+        self.ranks = [min(self.width, self.count - i) for i in range(0, self.count, self.width)]
+        self.damage, self.frenzied, self.afraid = 0, "Frenzy" in self.rules, False
+
+    def remove_one(self) -> None:
+        self.ranks[-1] -= 1
+        if self.ranks[-1] == 0:
+            self.ranks.pop()
+
+    def ranks_of_five(self) -> int:
+        return sum(1 for r in self.ranks if r >= 5)
+
+
+def prepare(scenario):
+    to_hit, to_wound = charts()
+    table = equipment(scenario)
+    units = []
+    for side in (scenario.attacker, scenario.defender):
+        g = side.models[0]
+        units.append(Unit(profile=g.profile, width=side.options["width"], count=g.count,
+                          options=side.options, rules=set(g.options["rules"]),
+                          weapon=fighting_weapon(g, table), items=[table[n] for n in g.equipment],
+                          mounted=troop_types()[g.options["troop_type"]].mounted,
+                          mount=g.options["mount"],
+                          horde=troop_types()[g.options["troop_type"]].horde_files))
+    return to_hit, to_wound, units
+
+
+def roll(rng, n=1):
+    return sum(rng.randint(1, 6) for _ in range(n))
+
+
+def movement_roll(rng, unit):
+    dice = [rng.randint(1, 6) for _ in range(3 if "Swiftstride" in unit.rules else 2)]
+    return sum(sorted(dice)[-2:])
+
+
+def leadership(unit):
+    return max(unit.profile["Ld"], unit.options["general_Ld"] or 0)
+
+
+def play_fight(scenario, rng: random.Random, prepared) -> dict:
+    to_hit, to_wound, units = prepared
+    for u in units:
+        u.reset()
+    e = scenario.engagement
+    charger = 0 if e["charger"] == "attacker" else 1
+    facing = e["facing"]
+    resurrection = scenario.rules["supporting_attacks"] == "resurrection"
+    caused_total = [0, 0]
+    result = dict(winner=NONE, end=UNRESOLVED, rounds=0)
+    loser = None
+
+    def face(s):
+        u = units[s]
+        if s != charger and facing == "flank":
+            return len(u.ranks)
+        return u.ranks[0] if u.ranks else 0
+
+    def in_contact(s):
+        fixed = units[s].options["in_contact"]
+        return min(fixed, face(s)) if fixed else min(face(s), face(1 - s) + 2)
+
+    def supporting(s, contact):
+        u = units[s]
+        if s != charger and facing != "front":
+            return 0
+        extra = not u.mounted and (u.weapon.extra_rank or "Fight in Ranks" in u.rules)
+        n_ranks = int(extra) if resurrection else 1 + extra
+        if u.horde and u.ranks[0] >= u.horde:
+            n_ranks += 1
+        return sum(min(contact, r) for r in u.ranks[1:1 + n_ranks])
+
+    def one_attack(s, ws, strength, reroll):
+        me, them = units[s], units[1 - s]
+        need = to_hit[(1 if me.afraid else ws) - 1][(1 if them.afraid else them.profile["WS"]) - 1]
+        hit = roll(rng) >= need
+        if not hit and reroll:
+            hit = roll(rng) >= need
+        if not hit:
+            return False
+        need = to_wound[strength - 1][them.profile["T"] - 1]
+        if need > 6 or roll(rng) < need:
+            return False
+        armour = them.profile["Sv"]
+        if armour is None:
+            armour = min([i.armour for i in them.items if i.armour] + [7])
+            armour -= sum(i.armour_bonus for i in them.items) + them.mounted
+        need = max(2, armour + max(0, strength - 3))
+        if need <= 6 and roll(rng) >= need:
+            return False
+        ward = them.profile["Ward"] or 7
+        their_front = (1 - s) == charger or facing == "front"
+        if (not them.mounted and not them.weapon.is_weapon and any(i.parry for i in them.items)
+                and their_front and not them.frenzied):
+            ward = min(ward, 6)
+        return not (ward <= 6 and roll(rng) >= ward)
+
+    def strikers(s, first_round):
+        """(key, attacks, ws, strength, reroll) for each part of unit s."""
+        u, enemy = units[s], units[1 - s]
+        p = u.profile
+        first = "Always Strikes First" in u.rules
+        last = u.weapon.strikes_last or "Always Strikes Last" in u.rules
+        key = (p["I"] + 100 if first and not last else p["I"] - 100 if last and not first
+               else p["I"])
+        strength = p["S"] + u.weapon.strength_bonus
+        if first_round:
+            strength += u.weapon.first_round_strength
+            if s == charger and u.mounted:
+                strength += u.weapon.charge_strength
+        strength = min(10, strength)
+        reroll = ((first and not last and p["I"] >= enemy.profile["I"])
+                  or (first_round and "Hatred" in u.rules))
+        contact = in_contact(s)
+        a = p["A"] + u.frenzied + (0 if u.mounted else sum(i.extra_attack for i in u.items))
+        champion = 1 if u.options["champion"] and contact else 0
+        out = [(key, contact * a + champion + supporting(s, contact), p["WS"], strength, reroll)]
+        if u.mount and u.mount["A"]:
+            out.append((u.mount["I"], contact * u.mount["A"], u.mount["WS"], u.mount["S"], False))
+        return out
+
+    def wound(t, n):
+        """n unsaved wounds on unit t; returns how many it could take."""
+        u = units[t]
+        taken = 0
+        for _ in range(n):
+            if not u.ranks:
+                break
+            taken += 1
+            u.damage += 1
+            if u.damage == u.profile["W"]:
+                u.damage = 0
+                u.remove_one()
+        return taken
+
+    if e["reaction"] == "flee":
+        fled = movement_roll(rng, units[1 - charger])
+        reach = units[charger].profile["M"] + movement_roll(rng, units[charger])
+        if reach >= e["charge_distance"] + fled:
+            result.update(winner=ATTACKER if charger == 0 else DEFENDER, end=CAUGHT)
+            loser = 1 - charger
+        else:
+            result["end"] = NO_FIGHT
+
+    rounds = 0
+    while result["end"] == UNRESOLVED and rounds < scenario.simulation["max_rounds"]:
+        first_round = rounds == 0
+        rounds += 1
+        for u, other in ((units[0], units[1]), (units[1], units[0])):
+            u.afraid = False
+            if ("Fear" in other.rules and "Fear" not in u.rules and "Unbreakable" not in u.rules
+                    and not u.frenzied):
+                u.afraid = roll(rng, 2) > leadership(u)
+        caused = [0, 0]
+        parts = [(key, s, a, ws, st, rr) for s in (0, 1)
+                 for key, a, ws, st, rr in strikers(s, first_round)]
+        for key in sorted({p[0] for p in parts}, reverse=True):
+            if not units[0].ranks or not units[1].ranks:
+                break
+            step = [(s, *rest) for s in (0, 1)
+                    for (k, *rest) in strikers(s, first_round) if k == key]
+            hits = [(s, sum(one_attack(s, ws, st, rr) for _ in range(a)))
+                    for s, a, ws, st, rr in step]
+            for s, h in hits:
+                caused[s] += wound(1 - s, h)
+        caused_total[0] += caused[0]
+        caused_total[1] += caused[1]
+        a0, a1 = units[0].alive(), units[1].alive()
+        if a0 == 0 or a1 == 0:
+            result["end"] = MUTUAL if a0 == a1 else DESTROYED
+            result["winner"] = NONE if a0 == a1 else (ATTACKER if a1 == 0 else DEFENDER)
+            break
+        score = []
+        for s in (0, 1):
+            u = units[s]
+            total = caused[s] + u.options["standard"] + u.options["battle_standard"]
+            total += first_round and s == charger
+            if s == charger:
+                total += {"front": 0, "flank": 1, "rear": 2}[facing]
+            disrupted = (s != charger and facing != "front"
+                         and units[1 - s].ranks_of_five() >= 2)
+            if not disrupted:
+                total += min(3, max(0, u.ranks_of_five() - 1))
+            score.append(total)
+        if score[0] == score[1]:
+            m0, m1 = units[0].options["musician"], units[1].options["musician"]
+            if m0 == m1:
+                continue
+            score[0 if m0 else 1] += 1
+        loser = 0 if score[0] < score[1] else 1
+        won = 1 - loser
+        lu, wu = units[loser], units[won]
+        lu.frenzied = False
+        if "Unbreakable" in lu.rules:
+            continue
+        steadfast = "Stubborn" in lu.rules or lu.ranks_of_five() > wu.ranks_of_five()
+        target = leadership(lu) - (0 if steadfast else abs(score[0] - score[1]))
+        tries = 2 if lu.options["battle_standard"] else 1
+        held = False
+        for _ in range(tries):
+            d1, d2 = roll(rng), roll(rng)
+            if d1 + d2 <= target or d1 == d2 == 1:
+                held = True
+                break
+        if held:
+            continue
+        result["winner"] = ATTACKER if won == 0 else DEFENDER
+        result["end"] = FLED
+        pursues = wu.frenzied or e["pursue"] or roll(rng, 2) > leadership(wu)
+        fled = movement_roll(rng, lu)
+        if pursues and movement_roll(rng, wu) >= fled:
+            result["end"] = CAUGHT
+    result["rounds"] = rounds
+    for s, key in ((0, "attacker_lost"), (1, "defender_lost")):
+        u = units[s]
+        result[key] = u.count if (result["end"] == CAUGHT and s == loser) else u.count - u.alive()
+    result["attacker_wounds"] = caused_total[1]
+    result["defender_wounds"] = caused_total[0]
+    return result
