@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import itertools
 import json
-import math
 import subprocess
 import sys
 from collections import Counter
 from fractions import Fraction
+
+from stats import assert_rate
 from pathlib import Path
 
 import numpy as np
@@ -29,7 +30,6 @@ from odds.rulesets import get_ruleset
 from odds.rulesets.d10skirmish import rules
 from odds.rulesets.d10skirmish.exchange import Roller, resolve
 
-Z_MAX = 4.0
 P_MIN = 1e-4
 TRIALS = 200_000
 SEED = 161803
@@ -53,13 +53,6 @@ def fights(sc, trials=TRIALS, seed=SEED):
     return odds.simulate(sc, trials=trials, seed=seed, keep_fights=True).fights()
 
 
-def assert_rate(k: int, n: int, p: Fraction, what: str) -> None:
-    p = float(p)
-    if p in (0.0, 1.0):
-        assert k == p * n, f"{what}: {k}/{n}, expected probability {p}"
-        return
-    z = (k / n - p) / math.sqrt(p * (1 - p) / n)
-    assert abs(z) < Z_MAX, f"{what}: {k}/{n} = {k / n:.5f}, expected {p:.5f}, z = {z:.2f}"
 
 
 def assert_law(counts: dict, law: dict, what: str) -> None:

@@ -13,12 +13,12 @@ from itertools import product
 import pytest
 
 import naive_wh40k3 as naive
+from stats import Z_MAX, assert_rate
 from odds.core import outcome
 from odds.rulesets.wh40k3 import rules
 from odds.scenario import from_dict
 
 TO_HIT, TO_WOUND = rules.charts()
-Z_MAX = 4.0
 TRIALS = 12_000
 
 
@@ -54,13 +54,9 @@ def p_2d6_at_most(ld: int) -> Fraction:
 
 # --- statistics ----------------------------------------------------------------------------
 
-def assert_rate(hits, p: Fraction, what: str) -> None:
-    """The frequency of True in ``hits`` is p within |z| < 4 (binomial standard error)."""
-    n = len(hits)
-    assert n > 0, what
-    p = float(p)
-    z = (sum(bool(h) for h in hits) / n - p) / math.sqrt(p * (1 - p) / n)
-    assert abs(z) < Z_MAX, f"{what}: z = {z:.2f} (n = {n}, expected p = {p:.5f})"
+def assert_frequency(hits, p: Fraction, what: str) -> None:
+    """The frequency of True in ``hits`` is p within |z| < Z_MAX (binomial standard error)."""
+    assert_rate(sum(bool(h) for h in hits), len(hits), p, what)
 
 
 def assert_mean(values, distribution: dict[int, Fraction], what: str) -> None:
@@ -106,7 +102,7 @@ def test_one_round_kill_and_wound_count_R0_3_R0_5_R0_7_R0_8_R0_9():
     attacks = 4
     df = naive.play(sc, TRIALS, seed=11)
     destroyed = (df.end == outcome.DESTROYED) & (df.winner == outcome.ATTACKER)
-    assert_rate(destroyed, p_binomial_at_least(2, attacks, p), "P(destroyed in round 1)")
+    assert_frequency(destroyed, p_binomial_at_least(2, attacks, p), "P(destroyed in round 1)")
     assert (df.rounds == 1).all()
     defender_gone = (df.winner == outcome.ATTACKER) & df.end.isin([outcome.DESTROYED,
                                                                       outcome.CAUGHT])
@@ -126,8 +122,8 @@ def test_equal_initiative_is_simultaneous_R0_4_mutual_destruction_R0_10():
     p_attacker_kills = p_at_least_one(p_to_hit(4, 4) * p_to_wound(4, 3), 2)   # A 1 + charge
     p_defender_kills = p_at_least_one(p_to_hit(4, 4) * p_to_wound(4, 4), 2)
     df = naive.play(sc, TRIALS, seed=12)
-    assert_rate(df.end == outcome.MUTUAL, p_attacker_kills * p_defender_kills, "P(mutual)")
-    assert_rate((df.end == outcome.DESTROYED) & (df.winner == outcome.ATTACKER),
+    assert_frequency(df.end == outcome.MUTUAL, p_attacker_kills * p_defender_kills, "P(mutual)")
+    assert_frequency((df.end == outcome.DESTROYED) & (df.winner == outcome.ATTACKER),
                 p_attacker_kills * (1 - p_defender_kills), "P(only the defender destroyed)")
     assert (df.winner[df.end == outcome.MUTUAL] == outcome.NONE).all()
 
@@ -143,9 +139,9 @@ def test_power_fist_strikes_last_doubles_S_ignores_armour_R0_4_R0_8():
     p_fist_kills = p_at_least_one(p_to_hit(4, 4) * p_to_wound(8, 4), 3)
     p_defender_kills = p_at_least_one(p_to_hit(4, 4) * p_to_wound(3, 4) * (1 - p_d6(3)), 2)
     df = naive.play(sc, TRIALS, seed=13)
-    assert_rate((df.end == outcome.DESTROYED) & (df.winner == outcome.DEFENDER),
+    assert_frequency((df.end == outcome.DESTROYED) & (df.winner == outcome.DEFENDER),
                 p_defender_kills, "P(fist wielder killed before striking)")
-    assert_rate((df.end == outcome.DESTROYED) & (df.winner == outcome.ATTACKER),
+    assert_frequency((df.end == outcome.DESTROYED) & (df.winner == outcome.ATTACKER),
                 (1 - p_defender_kills) * p_fist_kills, "P(fist kills)")
     assert not (df.end == outcome.MUTUAL).any()
 
@@ -162,10 +158,10 @@ def test_cover_step_and_frag_grenades_R0_4_1_R0_4_2(frag, seed):
                   engagement={"defender_in_cover": True})
     df = naive.play(sc, TRIALS, seed=seed)
     mutual = p_attacker_kills * p_defender_kills if frag else 0
-    assert_rate((df.end == outcome.DESTROYED) & (df.winner == outcome.DEFENDER),
+    assert_frequency((df.end == outcome.DESTROYED) & (df.winner == outcome.DEFENDER),
                 p_defender_kills - mutual, f"frag={frag}: P(charger destroyed alone)")
     if frag:
-        assert_rate(df.end == outcome.MUTUAL, mutual, "frag: P(mutual)")
+        assert_frequency(df.end == outcome.MUTUAL, mutual, "frag: P(mutual)")
     else:
         assert not (df.end == outcome.MUTUAL).any()
 
@@ -183,7 +179,7 @@ def test_within_2in_one_attack_normal_weapon_R0_2():
     p_klaw = p_to_hit(4, 4) * p_to_wound(8, 4)
     p_kill = 1 - (1 - p_support) * (1 - p_klaw) ** 3
     df = naive.play(sc, TRIALS, seed=16)
-    assert_rate(df.end == outcome.DESTROYED, p_kill, "P(target destroyed in round 1)")
+    assert_frequency(df.end == outcome.DESTROYED, p_kill, "P(target destroyed in round 1)")
 
 
 def test_pursuit_catch_is_1150_over_2592_R0_11_R0_12():
@@ -201,9 +197,9 @@ def test_pursuit_catch_is_1150_over_2592_R0_11_R0_12():
     won_on_wounds = df[df.attacker_wounds > 0]
     assert (won_on_wounds.winner == outcome.DEFENDER).all()
     assert won_on_wounds.end.isin([outcome.CAUGHT, outcome.FLED]).all()
-    assert_rate(won_on_wounds.end == outcome.CAUGHT, Fraction(1150, 2592), "P(caught | lost)")
+    assert_frequency(won_on_wounds.end == outcome.CAUGHT, Fraction(1150, 2592), "P(caught | lost)")
     p_some_wound = p_at_least_one(p_to_hit(10, 1) * p_to_wound(10, 1), 10)
-    assert_rate(df.attacker_wounds > 0, p_some_wound, "P(defender wins on wounds)")
+    assert_frequency(df.attacker_wounds > 0, p_some_wound, "P(defender wins on wounds)")
     caught = df[df.end == outcome.CAUGHT]
     assert (caught.attacker_lost == 1).all() and (caught.defender_lost == 0).all()
     rolled_off = df[df.attacker_wounds == 0]
@@ -222,7 +218,7 @@ def test_leadership_test_uses_best_surviving_Ld_R0_11():
     assert p_2d6_at_most(8) == Fraction(26, 36)
     df = naive.play(sc, TRIALS, seed=18)
     lost = df[df.attacker_wounds > 0]
-    assert_rate(lost.end == outcome.UNRESOLVED, p_2d6_at_most(8), "P(Ld test passed)")
+    assert_frequency(lost.end == outcome.UNRESOLVED, p_2d6_at_most(8), "P(Ld test passed)")
     assert (df.winner[df.end == outcome.UNRESOLVED] == outcome.NONE).all()
 
 
@@ -235,7 +231,7 @@ def test_side_Ld_key_overrides_R0_11():
     )
     df = naive.play(sc, TRIALS, seed=19)
     lost = df[df.attacker_wounds > 0]
-    assert_rate(lost.end == outcome.UNRESOLVED, p_2d6_at_most(6), "P(Ld 6 test passed)")
+    assert_frequency(lost.end == outcome.UNRESOLVED, p_2d6_at_most(6), "P(Ld 6 test passed)")
 
 
 def test_charge_through_difficult_terrain_R0_1():
@@ -249,7 +245,7 @@ def test_charge_through_difficult_terrain_R0_1():
     p_short = Fraction(sum(1 for a, b in product(range(1, 7), repeat=2) if max(a, b) < 5), 36)
     df = naive.play(sc, TRIALS, seed=20)
     no_fight = df.end == outcome.NO_FIGHT
-    assert_rate(no_fight, p_short, "P(charge falls short)")
+    assert_frequency(no_fight, p_short, "P(charge falls short)")
     assert (df.rounds[no_fight] == 0).all() and (df.winner[no_fight] == outcome.NONE).all()
     assert (df.attacker_lost[no_fight] == 0).all() and (df.defender_wounds[no_fight] == 0).all()
     assert (df.rounds[~no_fight] == 1).all()

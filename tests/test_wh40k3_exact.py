@@ -12,6 +12,8 @@ import math
 import tomllib
 from fractions import Fraction
 
+from stats import assert_rate
+
 import icepool
 import numpy as np
 import pytest
@@ -24,7 +26,6 @@ from odds.rulesets import get_ruleset
 from odds.rulesets.wh40k3 import rules
 from odds.rulesets.wh40k3.compile import CONTACT, REACH, p_roll
 
-Z_MAX = 4.0
 P_MIN = 1e-4       # chi-square p-value bound (about |z| < 3.9 for one bin)
 TRIALS = 200_000
 SEED = 314159
@@ -89,15 +90,6 @@ def scenario(attacker, defender, *, engagement=None, max_rounds=1, attacker_side
     return odds.from_dict(data)
 
 
-def assert_rate(k: int, n: int, p: Fraction, what: str) -> None:
-    """k successes in n trials match probability p: exact 0/1 exactly, else |z| < Z_MAX."""
-    assert n > 0, what
-    p = float(p)
-    if p in (0.0, 1.0):
-        assert k == p * n, f"{what}: {k}/{n}, expected probability {p}"
-        return
-    z = (k / n - p) / math.sqrt(p * (1 - p) / n)
-    assert abs(z) < Z_MAX, f"{what}: {k}/{n} = {k / n:.5f}, expected {p:.5f}, z = {z:.2f}"
 
 
 def assert_distribution(counts: np.ndarray, pmf: dict[int, Fraction], what: str) -> None:
