@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from odds.errors import ScenarioError
@@ -38,6 +39,9 @@ def main(argv: list[str] | None = None) -> int:
     except ScenarioError as e:
         print(f"odds: error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except BrokenPipeError:  # e.g. `odds simulate ... | head`: the reader has gone
+        sys.stdout = open(os.devnull, "w")
+        return 0
 
 
 def _common(p: argparse.ArgumentParser) -> None:

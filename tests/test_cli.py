@@ -115,3 +115,10 @@ def test_sweep_range(marines_vs_boyz, tmp_path):
     assert list(pd.read_csv(tmp_path / "s.csv")["value"]) == [10, 15, 20]
     bad = odds_cli("sweep", marines_vs_boyz, "defender.models[0].count", "0,5", "--trials", 10)
     assert bad.returncode == 2 and "defender.models[0].count: must be from 1" in bad.stderr
+
+
+def test_output_cut_short_by_a_closed_pipe_is_no_error(marines_vs_boyz):
+    """`odds simulate ... | true` (the reader is gone before the table) exits quietly."""
+    run = subprocess.run(f"{sys.executable} -m odds simulate '{marines_vs_boyz}' --trials 1000 "
+                         f"| true", shell=True, capture_output=True, text=True, timeout=600)
+    assert "Traceback" not in run.stderr and "BrokenPipe" not in run.stderr
