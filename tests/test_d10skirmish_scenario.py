@@ -11,6 +11,7 @@ import pytest
 import odds
 from odds.errors import ScenarioError
 from odds.rulesets.d10skirmish import rules
+from edits import edited
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "data" / "scenarios"
 TROOPER = SCENARIOS / "d10skirmish_trooper_charges_sniper.toml"
@@ -26,18 +27,6 @@ def _error(data) -> ScenarioError:
     with pytest.raises(ScenarioError) as info:
         odds.from_dict(data, "fight.toml")
     return info.value
-
-
-def _set(data, path, value):
-    data = copy.deepcopy(data)
-    node = data
-    for key in path[:-1]:
-        node = node.setdefault(key, {}) if isinstance(key, str) else node[key]
-    if value is KeyError:
-        del node[path[-1]]
-    else:
-        node[path[-1]] = value
-    return data
 
 
 def test_issue_scenario_loads_unchanged_and_runs_R3_2_R3_4():
@@ -102,7 +91,7 @@ D0 = ["defender", "models", 0]
 ])
 def test_bad_field_is_named(base, path, value, field, words):
     """Each mistake names the file and the field path, and says what is allowed."""
-    err = _error(_set(base, path, value))
+    err = _error(edited(base, path, value))
     assert (err.source, err.field) == ("fight.toml", field)
     assert words in err.message, err.message
     assert str(err).startswith(f"fight.toml: {field}: ")
@@ -117,7 +106,7 @@ def test_one_fighter_a_side(base):
 
 def test_weapons_must_leave_a_possible_fighter_A4(base):
     """A4: weapon modifiers that push MS out of 1..10 or DMG below 1 are named."""
-    data = _set(base, ["weapons"], {"glaive": {"skill": 5}, "feather": {"damage": -1}})
+    data = edited(base, ["weapons"], {"glaive": {"skill": 5}, "feather": {"damage": -1}})
     data["attacker"]["models"][0]["equipment"] = ["glaive"]
     err = _error(data)
     assert err.field == "attacker.models[0].equipment" and "MS 6 to 11" in err.message
@@ -131,19 +120,19 @@ def test_weapons_must_leave_a_possible_fighter_A4(base):
 
 def test_the_charger_needs_the_AP_to_open_R3_2_R3_9(base):
     """R3-2: a charge costs 2 AP; a push costs push_ap."""
-    err = _error(_set(base, P0 + ["profile", "AP"], 1))
+    err = _error(edited(base, P0 + ["profile", "AP"], 1))
     assert err.field == "attacker.models[0].profile.AP" and "at least 2 AP" in err.message
-    data = _set(base, ["engagement", "opening"], "push")
+    data = edited(base, ["engagement", "opening"], "push")
     data["engagement"]["push_ap"] = 4
     err = _error(data)
     assert err.field == "attacker.models[0].profile.AP" and "at least 4 AP" in err.message
-    data = _set(base, ["engagement", "charger"], "defender")
+    data = edited(base, ["engagement", "charger"], "defender")
     data["defender"]["models"][0]["profile"]["AP"] = 1
     assert _error(data).field == "defender.models[0].profile.AP"
 
 
 def test_push_only_against_an_equal_or_smaller_base_R3_9(base):
-    data = _set(base, ["engagement", "opening"], "push")
+    data = edited(base, ["engagement", "opening"], "push")
     data["attacker"]["models"][0]["base"] = 32
     data["defender"]["models"][0]["base"] = 32
     odds.from_dict(data)  # equal bases: allowed

@@ -1,11 +1,11 @@
 """Bad input gets one clear ScenarioError naming the file, the field and what is allowed."""
-import copy
 import tomllib
 
 import pytest
 
 import odds
 from odds.errors import ScenarioError
+from edits import edited
 
 
 @pytest.fixture
@@ -18,18 +18,6 @@ def _error(data) -> ScenarioError:
     with pytest.raises(ScenarioError) as info:
         odds.from_dict(data, "army.toml")
     return info.value
-
-
-def _set(data, path, value):
-    data = copy.deepcopy(data)
-    node = data
-    for key in path[:-1]:
-        node = node[key]
-    if value is KeyError:
-        del node[path[-1]]
-    else:
-        node[path[-1]] = value
-    return data
 
 
 @pytest.mark.parametrize("path,value,field,words", [
@@ -57,7 +45,7 @@ def _set(data, path, value):
 ])
 def test_bad_field_is_named(base, path, value, field, words):
     """Each mistake names the file and the field path, and says what is allowed."""
-    err = _error(_set(base, path, value))
+    err = _error(edited(base, path, value))
     assert err.source == "army.toml"
     assert err.field == field
     assert words in err.message
@@ -66,7 +54,7 @@ def test_bad_field_is_named(base, path, value, field, words):
 
 def test_several_special_weapons_need_fights_with(base):
     """R0-2: a model with two special weapons must say which it fights with."""
-    data = _set(base, ["attacker", "models", 1, "equipment"], ["power fist", "power weapon"])
+    data = edited(base, ["attacker", "models", 1, "equipment"], ["power fist", "power weapon"])
     assert _error(data).field == "attacker.models[1].fights_with"
     data["attacker"]["models"][1]["fights_with"] = "power weapon"
     odds.from_dict(data)
@@ -75,7 +63,7 @@ def test_several_special_weapons_need_fights_with(base):
 
 
 def test_inline_weapon_is_checked_and_usable(base):
-    data = _set(base, ["weapons"], {"big choppa": {"strength_bonus": 2, "two_weapon": True}})
+    data = edited(base, ["weapons"], {"big choppa": {"strength_bonus": 2, "two_weapon": True}})
     data["defender"]["models"][0]["equipment"] = ["slugga", "big choppa"]
     odds.from_dict(data)
     data["weapons"]["big choppa"]["strenght_bonus"] = 1

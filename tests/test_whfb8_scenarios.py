@@ -17,6 +17,7 @@ from odds.core import runner
 from odds.core.data import read_toml
 from odds.errors import ScenarioError
 from odds.rulesets import get_ruleset
+from edits import edited
 
 ROOT = Path(__file__).resolve().parents[1]
 BUNDLED = sorted((ROOT / "data" / "scenarios").glob("whfb8_*.toml"))
@@ -50,18 +51,6 @@ def test_same_seed_same_fights_whatever_the_threads():
         rows.append(runner.run(ruleset, plan, 3_000, 7, keep_fights=True)[1])
     runner.set_threads(None)
     assert np.array_equal(rows[0], rows[1])
-
-
-def _set(data, path, value):
-    data = copy.deepcopy(data)
-    node = data
-    for key in path[:-1]:
-        node = node.setdefault(key, {}) if isinstance(key, str) else node[key]
-    if value is KeyError:
-        del node[path[-1]]
-    else:
-        node[path[-1]] = value
-    return data
 
 
 GROUP = ["attacker", "models", 0]
@@ -99,7 +88,7 @@ def test_bad_input_names_file_and_field(path, value, field, words):
         data = copy.deepcopy(data)
         data["attacker"]["models"].append({**data["attacker"]["models"][0], "count": 1})
     else:
-        data = _set(data, path, value)
+        data = edited(data, path, value)
     with pytest.raises(ScenarioError) as info:
         odds.from_dict(data, "army.toml")
     error = info.value
