@@ -4,7 +4,8 @@
 >>> result = odds.simulate("data/scenarios/wh40k3_assault_marines_vs_boyz.toml", trials=10_000)
 >>> result.summary()
 """
-from odds.analysis.compare import Comparison, Sweep, compare, sweep
+from odds.analysis.compare import Comparison, compare
+from odds.analysis.sweep import Sweep, sweep
 from odds.api import simulate
 from odds.errors import ScenarioError
 from odds.scenario import ModelGroup, Scenario, Side, from_dict, load

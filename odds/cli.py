@@ -87,7 +87,7 @@ def _compare(args) -> int:
 
 
 def _sweep(args) -> int:
-    from odds.analysis.compare import sweep
+    from odds.analysis.sweep import sweep
 
     result = sweep(args.scenario, args.path, _values(args.values), trials=args.trials,
                    seed=args.seed, threads=args.threads, precision=args.precision)

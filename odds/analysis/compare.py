@@ -1,4 +1,4 @@
-"""Loadout comparisons (variants x opponents) and one-parameter sweeps.
+"""Loadout comparisons: every variant against every opponent, one result per cell.
 
 Every cell of a grid is simulated with the same seed, so trial i of every cell draws from the
 same random stream (common random numbers): where two variants consume the dice in the same
@@ -12,11 +12,10 @@ from pathlib import Path
 
 import numpy as np
 
+from odds.analysis.comparison_file import cell, is_comparison, load_comparison
 from odds.core import schema as s
-from odds.core.data import read_toml
 from odds.errors import ScenarioError
-from odds.overrides import apply
-from odds.scenario import Scenario, from_dict, load
+from odds.scenario import Scenario, load
 
 HEADLINE = ("attacker_wins", "defender_wins", "both_destroyed", "unresolved", "no_fight",
             "defender_destroyed", "defender_fled", "attacker_destroyed", "attacker_fled")
@@ -91,7 +90,7 @@ def compare(base: Scenario | str | Path, variants: dict | None = None,
     :mod:`odds.overrides`); ``{}`` is the base itself. Opponent changes apply after variant
     changes. Every cell uses the same seed (common random numbers).
     """
-    if isinstance(base, (str, Path)) and _is_comparison(Path(base)):
+    if isinstance(base, (str, Path)) and is_comparison(Path(base)):
         if variants is not None or opponents is not None:
             raise ScenarioError("a comparison file already lists its variants and opponents",
                                 str(base))
@@ -105,67 +104,6 @@ def compare(base: Scenario | str | Path, variants: dict | None = None,
                  trials, seed, threads, precision, progress)
 
 
-def load_comparison(path: str | Path) -> dict:
-    """Read and check a comparison TOML file (every cell is checked before any is run)."""
-    path = Path(path)
-    where = s.Where(str(path), "")
-    data = read_toml(path)
-    spec = s.fields(data, {
-        "name": (s.text, path.stem), "base": (s.text, s.REQUIRED), "set": (s.table, {}),
-        "trials": (s.integer(1), None), "seed": (s.integer(0), None),
-        "variants": (_named_changes(path), [{"name": "base", "changes": {}}]),
-        "opponents": (_named_changes(path), [{"name": "base", "changes": {}}]),
-    }, where)
-    base_path = path.parent / spec["base"]
-    if not base_path.exists():
-        raise (where / "base").error(f"no scenario file {str(base_path)!r}")
-    spec["base"] = load(base_path)
-    if spec["set"]:  # changes shared by every cell
-        spec["base"] = _cell(spec["base"], spec.pop("set"), {}, where / "set")
-    for key in ("variants", "opponents"):
-        spec[key] = {item["name"]: item["changes"] for item in spec[key]}
-    for v, vchanges in spec["variants"].items():  # check every cell now, not midway
-        for o, ochanges in spec["opponents"].items():
-            _cell(spec["base"], vchanges, ochanges, where)
-    return spec
-
-
-def _named_changes(path: Path):
-    def check(value, where: s.Where) -> list[dict]:
-        if not isinstance(value, list) or not value:
-            raise where.error("must be a non-empty list of tables ([[...]] with a name)")
-        out, names = [], set()
-        for i, item in enumerate(value):
-            entry = s.fields(item, {"name": (s.text, s.REQUIRED), "set": (s.table, {}),
-                                    "defender_from": (s.text, None),
-                                    "attacker_from": (s.text, None)}, where / i)
-            if entry["name"] in names:
-                raise (where / i / "name").error(f"duplicate name {entry['name']!r}")
-            names.add(entry["name"])
-            changes = {}
-            for side in ("attacker", "defender"):
-                if entry[f"{side}_from"] is not None:
-                    other = load(path.parent / entry[f"{side}_from"])
-                    changes[side] = other.to_dict()[side]
-                    if other.weapons:
-                        changes.update({f"weapons.{k}": v for k, v in other.weapons.items()})
-            changes.update(entry["set"])
-            out.append({"name": entry["name"], "changes": (changes, where / i / "set")})
-        return out
-
-    return check
-
-
-def _cell(base: Scenario, variant, opponent, where: s.Where) -> Scenario:
-    """The base with a variant's then an opponent's changes (each ``changes`` or
-    ``(changes, where they were written)``)."""
-    data = base.to_dict()
-    for changes in (variant, opponent):
-        changes, at = changes if isinstance(changes, tuple) else (changes, where)
-        data = apply(data, changes, at)
-    return from_dict(data, base.source)
-
-
 def _grid(name, base, variants, opponents, trials, seed, threads, precision, progress):
     import pandas as pd
 
@@ -175,18 +113,18 @@ def _grid(name, base, variants, opponents, trials, seed, threads, precision, pro
     where = s.Where(base.source, "")
     trials = base.simulation["trials"] if trials is None else trials
     seed = base.simulation["seed"] if seed is None else seed
-    cells = {(v, o): _cell(base, vc, oc, where)
+    cells = {(v, o): cell(base, vc, oc, where)
              for v, vc in variants.items() for o, oc in opponents.items()}
     rows, results = [], {}
     for (v, o), scenario in cells.items():
         result = simulate(scenario, trials=trials, seed=seed, threads=threads,
                           precision=precision, progress=progress)
         results[v, o] = result
-        rows.append({"variant": v, "opponent": o, **_row(result, get_ruleset(scenario.ruleset))})
+        rows.append({"variant": v, "opponent": o, **row(result, get_ruleset(scenario.ruleset))})
     return Comparison(name, pd.DataFrame(rows), results)
 
 
-def _row(result, ruleset) -> dict:
+def row(result, ruleset) -> dict:
     """One grid row: identification, probabilities with intervals, means, points efficiency."""
     sc = result.scenario
     row = {"scenario": sc.name, "ruleset": sc.ruleset, "trials": result.trials,
@@ -230,57 +168,3 @@ def points_efficiency(scenario, ruleset, attacker_wins: float, means: dict) -> d
         out["points_ratio"] = (out["points_destroyed"] / out["points_lost"]
                                if out["points_lost"] > 0 else np.inf)
     return out
-
-
-def _is_comparison(path: Path) -> bool:
-    """A comparison file has a ``base`` key and no ``ruleset``."""
-    data = read_toml(path)
-    return "base" in data and "ruleset" not in data
-
-
-@dataclass
-class Sweep:
-    """Results along one parameter: :attr:`frame` has one row per value."""
-
-    path: str
-    frame: object  # pandas.DataFrame
-    results: list = field(default_factory=list)
-
-    def plot(self, column: str = "attacker_wins", ax=None):
-        """The curve of one probability against the swept value, with its 95% band."""
-        from odds.plots import sweep_curve
-
-        return sweep_curve(self, column, ax=ax)
-
-    def to_csv(self, path=None):
-        return self.frame.to_csv(path, index=False)
-
-    def _repr_html_(self) -> str:
-        return self.frame._repr_html_()
-
-
-def sweep(scenario: Scenario | str | Path, path: str, values, *, trials: int | None = None,
-          seed: int | None = None, threads: int | None = None,
-          precision: float | None = None) -> Sweep:
-    """Simulate the scenario once per value of ``path`` (e.g. "defender.models[0].count").
-
-    One line: ``odds.sweep("squad.toml", "attacker.models[0].profile.WS", range(2, 7)).plot()``.
-    Every value uses the same seed (common random numbers), so the curve is smooth.
-    """
-    import pandas as pd
-
-    from odds.api import simulate
-    from odds.rulesets import get_ruleset
-
-    base = load(scenario) if isinstance(scenario, (str, Path)) else scenario.validated()
-    values = list(values)
-    if not values:
-        raise ScenarioError("give at least one value to sweep over", base.source, path)
-    rows, results = [], []
-    for value in values:
-        cell = _cell(base, {path: value}, {}, s.Where(base.source, "sweep"))
-        result = simulate(cell, trials=trials, seed=seed, threads=threads, precision=precision)
-        results.append(result)
-        rows.append({"parameter": path, "value": value,
-                     **_row(result, get_ruleset(cell.ruleset))})
-    return Sweep(path, pd.DataFrame(rows), results)
