@@ -1,0 +1,87 @@
+"""Speed of every bundled scenario in this tree against another tree, in one run.
+
+    python benchmarks/before_after.py OLD_TREE [--trials N] [--passes K] [--threads T]
+
+OLD_TREE is a checkout of an earlier commit (e.g. ``git worktree add /tmp/before HEAD~3``).
+For each bundled scenario, one worker process per tree (``PYTHONPATH=TREE``, each with its own
+numba cache, compiled before timing) plays ``--trials`` fights per pass; the passes of the
+two trees alternate, so load from other jobs on a shared machine hits both alike. Prints the
+median fights/s of each and the ratio new/old: the project's rule is that a change keeps
+every existing scenario at 0.95 of its speed or better.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+WORKER = r"""
+import json, sys, time
+import odds
+from odds.core import runner
+from odds.rulesets import get_ruleset
+path, trials, threads = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+scenario = odds.load(path)
+ruleset = get_ruleset(scenario.ruleset)
+plan = ruleset.compile(scenario)
+runner.set_threads(threads)
+runner.run(ruleset, plan, 1000, 0)  # compile, or load from the cache
+print("ready", flush=True)
+for line in sys.stdin:  # one pass per line read
+    start = time.perf_counter()
+    runner.run(ruleset, plan, trials, int(line))
+    print(json.dumps(trials / (time.perf_counter() - start)), flush=True)
+"""
+
+
+def worker(tree: Path, scenario: Path, trials: int, threads: int) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    proc = subprocess.Popen([sys.executable, "-c", WORKER, str(scenario), str(trials),
+                             str(threads)], env=env, cwd=tree, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    if proc.stdout.readline().strip() != "ready":
+        raise SystemExit(f"worker for {tree} failed on {scenario.name}")
+    return proc
+
+
+def one_pass(proc: subprocess.Popen, seed: int) -> float:
+    proc.stdin.write(f"{seed}\n")
+    proc.stdin.flush()
+    return json.loads(proc.stdout.readline())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
+    parser.add_argument("old", type=Path, help="the other tree (an earlier checkout)")
+    parser.add_argument("--trials", type=int, default=1_000_000)
+    parser.add_argument("--passes", type=int, default=5)
+    parser.add_argument("--threads", type=int, default=1)
+    args = parser.parse_args()
+    old = args.old.resolve()
+    print(f"{args.trials:,} fights per pass, median of {args.passes} alternating passes, "
+          f"{args.threads} thread(s); new = {ROOT}, old = {old}")
+    print(f"{'scenario':<52}{'old M/s':>9}{'new M/s':>9}{'new/old':>9}")
+    for scenario in sorted((ROOT / "data" / "scenarios").glob("*.toml")):
+        if not (old / "data" / "scenarios" / scenario.name).exists():
+            continue
+        procs = {name: worker(tree, scenario, args.trials, args.threads)
+                 for name, tree in (("old", old), ("new", ROOT))}
+        rates = {"old": [], "new": []}
+        for k in range(args.passes):
+            for name, proc in procs.items():
+                rates[name].append(one_pass(proc, k))
+        for proc in procs.values():
+            proc.stdin.close()
+            proc.wait()
+        o, n = (statistics.median(rates[name]) for name in ("old", "new"))
+        print(f"{scenario.stem:<52}{o / 1e6:>9.2f}{n / 1e6:>9.2f}{n / o:>9.3f}")
+
+
+if __name__ == "__main__":
+    main()
