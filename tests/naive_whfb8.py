@@ -160,7 +160,7 @@ def play_fight(scenario, rng: random.Random, prepared) -> dict:
         reroll = ((first and not last and p["I"] >= enemy.profile["I"])
                   or (first_round and "Hatred" in u.rules))
         contact = in_contact(s)
-        a = p["A"] + u.frenzied + (0 if u.mounted else sum(i.extra_attack for i in u.items))
+        a = p["A"] + u.frenzied + (0 if u.mounted else u.weapon.extra_attack)
         champion = 1 if u.options["champion"] and contact else 0
         out = [(key, contact * a + champion + supporting(s, contact), p["WS"], strength, reroll)]
         if u.mount and u.mount["A"]:

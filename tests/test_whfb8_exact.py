@@ -82,6 +82,22 @@ def plan_for(width, count, equipment=(), rules=(), mode="8e", facing="front", en
     return get_ruleset("whfb8").compile(sc)
 
 
+@pytest.mark.parametrize("equipment, fights_with, extra", [
+    (["additional hand weapon"], None, 1),
+    (["great weapon", "additional hand weapon"], "additional hand weapon", 1),
+    (["great weapon", "additional hand weapon"], "great weapon", 0),
+    (["halberd", "additional hand weapon"], "halberd", 0),
+])
+def test_one_weapon_for_the_whole_combat(equipment, fights_with, extra):
+    """R2-10: the additional hand weapon's +1 A counts only when the unit fights with it, not
+    when it is merely carried beside the weapon named in ``fights_with``."""
+    fighter = unit(20, 5, "H", (), equipment)
+    if fights_with is not None:
+        fighter["models"][0]["fights_with"] = fights_with
+    plan = get_ruleset("whfb8").compile(scenario(unit(20, 5, "E"), fighter))
+    assert plan.attacks[1] == 1 + extra
+
+
 @pytest.mark.parametrize("mode, width, alive, equipment, rules, expected", [
     # 8e: second rank always, spear +1 rank, horde (10 files) +1 rank
     ("8e", 10, 40, ["spear"], [], 7 + 7 + 7),

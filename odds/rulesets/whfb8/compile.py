@@ -150,7 +150,7 @@ def compile_plan(scenario) -> Plan:
     count = ints(lambda s, side, g: g.count)
     width = ints(lambda s, side, g: side.options["width"])
     attacks = ints(lambda s, side, g: g.profile["A"]
-                   + (0 if on_mount[s] else sum(i.extra_attack for i in items[s])))
+                   + (0 if on_mount[s] else weapon[s].extra_attack))  # R2-10: one weapon
     frenzy = ints(lambda s, side, g: "Frenzy" in rules[s])
     in_front = np.minimum(count, width)
     most = np.zeros((2, PARTS), np.int64)
