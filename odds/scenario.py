@@ -171,6 +171,8 @@ def as_scenario(value) -> Scenario:
 
 def load(path: str | Path) -> Scenario:
     """Read and check a scenario TOML file (a comparison file is an error saying so)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"expected the path of a scenario TOML file, got {_shown(path)}")
     return from_dict(read_toml(path), str(path))
 
 
@@ -248,7 +250,8 @@ def _weapons(value, where: s.Where) -> tuple[dict, dict[str, str]]:
     if isinstance(value, str):
         places = [(s.text(value, where), where)]
     elif isinstance(value, list):
-        places = [(path, where / i) for i, path in enumerate(s.text_list(value, where))]
+        s.once_each(s.text_list(value, where), where)
+        places = [(path, where / i) for i, path in enumerate(value)]
     else:
         raise where.error(f'must be a table of entries ([weapons."name"]) or the path of a '
                           f'weapons file (or a list of paths), got {value!r}')

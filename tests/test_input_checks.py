@@ -93,6 +93,11 @@ def test_simulate_wants_a_scenario_a_dict_or_a_path(value, words):
                                f"scenario TOML file, {words}")
 
 
+def test_load_wants_a_path():
+    with pytest.raises(TypeError, match="expected the path of a scenario TOML file, got None"):
+        odds.load(None)
+
+
 def test_simulate_takes_toml_shaped_data(base, marines_vs_boyz):
     from_data = odds.simulate(base, trials=500, seed=3)
     from_file = odds.simulate(marines_vs_boyz, trials=500, seed=3)
@@ -406,6 +411,7 @@ def test_a_mistake_in_a_weapons_file_names_that_file(tmp_path, marines_vs_boyz):
 
 @pytest.mark.parametrize("weapons,field,words", [
     ('"arms/none.toml"', "weapons", "no weapons file"),
+    ('["arms/orks.toml", "arms/orks.toml"]', "weapons[1]", "listed twice"),
     ('["arms/orks.toml", 3]', "weapons[1]", "non-empty string"),
     ("3", "weapons", "path of a weapons file"),
 ])
