@@ -87,8 +87,10 @@ class Scenario:
             out[key] = _side_data(self.side(key), s.Where(self.source, key))
         for key in ("engagement", "simulation", "weapons", "rules"):
             value = getattr(self, key)
-            if not isinstance(value, dict) or value:
-                out[key] = _given(value) if isinstance(value, dict) else value
+            if not isinstance(value, dict):
+                out[key] = value  # for from_dict to say what it must be
+            elif value:
+                out[key] = _given(value)
         return out
 
     def validated(self) -> "Scenario":
@@ -118,10 +120,11 @@ def _side_data(side, where: s.Where) -> dict:
     if not isinstance(side, Side):
         raise where.error(f"must be a Side, got {_shown(side)}")
     out = {**_options(side.options, where, Side), "name": side.name}
-    if not (isinstance(side.models, list) and not side.models):  # a single-unit side has none
-        out["models"] = [_group_data(g, where / "models" / i) for i, g in
-                         enumerate(side.models)] if isinstance(side.models, (list, tuple)) \
-            else side.models
+    models = side.models
+    if not isinstance(models, (list, tuple)):
+        out["models"] = models  # for from_dict to say what it must be
+    elif models:  # a single-unit side has none
+        out["models"] = [_group_data(g, where / "models" / i) for i, g in enumerate(models)]
     return out
 
 

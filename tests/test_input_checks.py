@@ -213,9 +213,10 @@ def test_wh40k3_a_pair_of_weapons_is_the_two_weapon_bonus(base):
     from odds.rulesets.wh40k3.compile import CONTACT, LATER, compile_plan
 
     sergeant = ["attacker", "models", 1, "equipment"]
+    attacks = base["attacker"]["models"][1]["profile"]["A"]
     for pair in (["bolt pistol", "bolt pistol"], ["bolt pistol", "chainsword"]):
         plan = compile_plan(odds.from_dict(edited(base, sergeant, pair)))
-        assert plan.attacks[LATER, 0, 1, CONTACT] == base["attacker"]["models"][1]["profile"]["A"] + 1
+        assert plan.attacks[LATER, 0, 1, CONTACT] == attacks + 1
     claws = odds.from_dict(edited(base, sergeant, ["power claw", "power claw"]))
     assert compile_plan(claws).step[LATER, 0, 1, CONTACT] == 0  # strikes last with the claws
     err = _error(edited(base, sergeant, ["pistol", "pistol", "pistol"]))
