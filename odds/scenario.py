@@ -6,6 +6,8 @@ naming the file, the field path and what is allowed.
 """
 from __future__ import annotations
 
+import os
+import reprlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,7 +49,12 @@ class Side:
 
 @dataclass
 class Scenario:
-    """Two sides, the engagement (how the fight starts) and simulation settings."""
+    """Two sides, the engagement (how the fight starts) and simulation settings.
+
+    ``weapons`` holds the scenario's own weapon entries, written inline or read from weapons
+    files at load time; ``weapon_sources`` says which file each file entry came from (for
+    error messages). Without a ``name`` the scenario is called "<attacker> vs <defender>".
+    """
 
     ruleset: str
     attacker: Side
@@ -58,34 +65,89 @@ class Scenario:
     weapons: dict[str, dict[str, Any]] = field(default_factory=dict)
     rules: dict[str, Any] = field(default_factory=dict)
     source: str = "<python>"
+    weapon_sources: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self):
+        if self.name == "":
+            self.name = _default_name(self.attacker, self.defender)
 
     def side(self, which: str) -> Side:
         return self.attacker if which == "attacker" else self.defender
 
     def to_dict(self) -> dict:
-        """The scenario as TOML-shaped data (the inverse of :func:`from_dict`)."""
-        out = {"ruleset": self.ruleset, "name": self.name}
+        """The scenario as TOML-shaped data (the inverse of :func:`from_dict`).
+
+        Whatever was edited in place is passed on as it is, for :func:`from_dict` to check;
+        a side or model group that is not a :class:`Side` / :class:`ModelGroup` is an error.
+        """
+        out = {"ruleset": self.ruleset}
+        if self.name != "":
+            out["name"] = self.name
         for key in SIDES:
-            side = self.side(key)
-            out[key] = {"name": side.name, **_given(side.options)}
-            if side.models:
-                out[key]["models"] = [
-                    {"name": g.name, "count": g.count, "profile": _given(g.profile),
-                     "equipment": list(g.equipment), **_given(g.options)} for g in side.models]
+            out[key] = _side_data(self.side(key), s.Where(self.source, key))
         for key in ("engagement", "simulation", "weapons", "rules"):
-            if getattr(self, key):
-                out[key] = _given(getattr(self, key))
+            value = getattr(self, key)
+            if not isinstance(value, dict):
+                out[key] = value  # for from_dict to say what it must be
+            elif value:
+                out[key] = _given(value)
         return out
 
     def validated(self) -> "Scenario":
         """A checked copy with every default filled in (raises :class:`ScenarioError`)."""
-        return from_dict(self.to_dict(), self.source)
+        return _rebuilt(self, self.to_dict())
 
     def replace(self, **simulation) -> "Scenario":
         """A copy with some ``simulation`` settings changed (trials, seed, max_rounds)."""
         data = self.to_dict()
-        data["simulation"] = {**data.get("simulation", {}), **simulation}
-        return from_dict(data, self.source)
+        simulated = data.get("simulation", {})
+        data["simulation"] = {**simulated, **simulation} if isinstance(simulated, dict) \
+            else simulated
+        return _rebuilt(self, data)
+
+
+def _rebuilt(scenario: Scenario, data: dict) -> Scenario:
+    """``from_dict(data)`` that still blames weapons-file entries on their file."""
+    return from_dict(data, scenario.source, scenario.weapon_sources)
+
+
+def _default_name(attacker, defender) -> str:
+    names = [getattr(side, "name", None) for side in (attacker, defender)]
+    return " vs ".join(names) if all(isinstance(n, str) and n.strip() for n in names) else ""
+
+
+def _side_data(side, where: s.Where) -> dict:
+    if not isinstance(side, Side):
+        raise where.error(f"must be a Side, got {_shown(side)}")
+    out = {**_options(side.options, where, Side), "name": side.name}
+    models = side.models
+    if not isinstance(models, (list, tuple)):
+        out["models"] = models  # for from_dict to say what it must be
+    elif models:  # a single-unit side has none
+        out["models"] = [_group_data(g, where / "models" / i) for i, g in enumerate(models)]
+    return out
+
+
+def _group_data(group, where: s.Where) -> dict:
+    if not isinstance(group, ModelGroup):
+        raise where.error(f"must be a ModelGroup, got {_shown(group)}")
+    equipment = group.equipment
+    return {**_options(group.options, where, ModelGroup), "name": group.name,
+            "count": group.count,
+            "profile": _given(group.profile) if isinstance(group.profile, dict) else group.profile,
+            "equipment": list(equipment) if isinstance(equipment, (list, tuple)) else equipment}
+
+
+def _options(options, where: s.Where, owner: type) -> dict:
+    """A Side's or ModelGroup's ``options`` as TOML keys (its attributes' keys not among them)."""
+    if not isinstance(options, dict):
+        raise where.error(f"{owner.__name__}.options must be a dict of keys, got "
+                          f"{_shown(options)}")
+    fixed = (set(owner.__dataclass_fields__) - {"options"}) & set(options)
+    if fixed:
+        raise where.error(f"{owner.__name__}.options may not hold {sorted(fixed)[0]!r}: "
+                          f"set the {owner.__name__}'s own attribute")
+    return _given(options)
 
 
 def _given(options: dict) -> dict:
@@ -93,20 +155,46 @@ def _given(options: dict) -> dict:
     return {k: v for k, v in options.items() if v is not None}
 
 
+def _shown(value) -> str:
+    return f"{type(value).__name__} {reprlib.repr(value)}" if value is not None else "None"
+
+
+def as_scenario(value) -> Scenario:
+    """A checked :class:`Scenario` from a Scenario, TOML-shaped data (a dict) or the path of
+    a scenario TOML file; anything else is a TypeError."""
+    if isinstance(value, Scenario):
+        return value.validated()
+    if isinstance(value, (str, os.PathLike)):
+        return load(value)
+    if isinstance(value, dict):
+        return from_dict(value)
+    raise TypeError(f"expected a Scenario, a dict of scenario data or the path of a scenario "
+                    f"TOML file, got {_shown(value)}")
+
+
 def load(path: str | Path) -> Scenario:
-    """Read and check a scenario TOML file."""
+    """Read and check a scenario TOML file (a comparison file is an error saying so)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"expected the path of a scenario TOML file, got {_shown(path)}")
     return from_dict(read_toml(path), str(path))
 
 
-def from_dict(data: dict, source: str = "<python>") -> Scenario:
-    """Check TOML-shaped data against the ruleset's schema and build a :class:`Scenario`."""
+def from_dict(data: dict, source: str = "<python>",
+              weapon_sources: dict[str, str] | None = None) -> Scenario:
+    """Check TOML-shaped data against the ruleset's schema and build a :class:`Scenario`.
+
+    ``weapon_sources`` (entry name -> file) blames inline ``weapons`` entries that were read
+    from a weapons file on that file, as :meth:`Scenario.validated` does."""
     from odds.rulesets import get_ruleset
 
     top = s.Where(source, "")
     s.table(data, top)
-    ruleset_id = s.text(data.get("ruleset"), top / "ruleset") if "ruleset" in data else None
-    if ruleset_id is None:
+    if "ruleset" not in data:
+        if "base" in data:
+            raise top.error("is a comparison file (a base scenario with variants), not a "
+                            "scenario: run it with `odds compare FILE` or odds.compare(FILE)")
         raise (top / "ruleset").error("is required")
+    ruleset_id = s.text(data["ruleset"], top / "ruleset")
     rules = get_ruleset(ruleset_id, top / "ruleset")
     known = {"ruleset", "name", "engagement", "simulation", "weapons", "rules", *SIDES}
     unknown = sorted(set(data) - known)
@@ -116,20 +204,79 @@ def from_dict(data: dict, source: str = "<python>") -> Scenario:
         if key not in data:
             raise (top / key).error("is required")
     sim_spec = {**SIMULATION, "max_rounds": (SIMULATION["max_rounds"][0], rules.default_max_rounds)}
+    attacker = _side(data["attacker"], rules, top / "attacker")
+    defender = _side(data["defender"], rules, top / "defender")
+    weapons, sources = _weapons(data.get("weapons", {}), top / "weapons")
+    sources = {**{k: v for k, v in (weapon_sources or {}).items() if k in weapons}, **sources}
     scenario = Scenario(
         ruleset=ruleset_id,
-        name=s.text(data["name"], top / "name") if "name" in data else Path(source).stem,
-        attacker=_side(data["attacker"], rules, top / "attacker"),
-        defender=_side(data["defender"], rules, top / "defender"),
+        name=s.text(data["name"], top / "name") if "name" in data else
+        _file_stem(source) or _default_name(attacker, defender),
+        attacker=attacker,
+        defender=defender,
         engagement=s.fields(data.get("engagement", {}), rules.engagement, top / "engagement"),
         simulation=s.fields(data.get("simulation", {}), sim_spec, top / "simulation"),
-        weapons={name: s.table(w, top / "weapons" / name)
-                 for name, w in s.table(data.get("weapons", {}), top / "weapons").items()},
+        weapons=weapons,
         rules=s.fields(data.get("rules", {}), rules.rules, top / "rules"),
         source=source,
+        weapon_sources=sources,
     )
     rules.check(scenario)
+    for key in SIDES:
+        _check_group_names(scenario.side(key), top / key / "models")
     return scenario
+
+
+def _check_group_names(side: Side, where: s.Where) -> None:
+    """The model groups of a side need different names: paths such as ``models[Boss]`` and
+    the results name them. (After the ruleset's checks: "one group only" comes first.)"""
+    names = [g.name for g in side.models]
+    for i, name in enumerate(names):
+        if names.index(name) < i:
+            raise (where / i / "name").error(
+                f"{name!r} is the name of models[{names.index(name)}] too: the model groups of "
+                "a side need different names")
+
+
+def _file_stem(source: str) -> str:
+    """The file name without its suffix; "" for a source that is not a file (``<python>``)."""
+    return "" if source.startswith("<") else Path(source).stem
+
+
+def _weapons(value, where: s.Where) -> tuple[dict, dict[str, str]]:
+    """The scenario's own weapon entries and, for those read from weapons files, the file of
+    each. ``weapons`` is a table of entries, or the path of a weapons file (a list of paths),
+    relative to the scenario file, whose top-level tables are entries written as inline ones.
+    """
+    if isinstance(value, dict):
+        return {name: s.table(w, where / name) for name, w in s.table(value, where).items()}, {}
+    if isinstance(value, str):
+        places = [(s.text(value, where), where)]
+    elif isinstance(value, list):
+        s.once_each(s.text_list(value, where), where)
+        places = [(path, where / i) for i, path in enumerate(value)]
+    else:
+        raise where.error(f'must be a table of entries ([weapons."name"]) or the path of a '
+                          f'weapons file (or a list of paths), got {value!r}')
+    entries, sources = {}, {}
+    for path, at in places:
+        file = _beside(where.source, path)
+        if not file.is_file():
+            raise at.error(f"no weapons file {str(file)!r}")
+        own = s.Where(str(file), "")
+        for name, spec in s.table(read_toml(file), own).items():
+            if name in sources:
+                raise (own / name).error(f"is defined in {sources[name]} too")
+            entries[name], sources[name] = s.table(spec, own / name), str(file)
+    return entries, sources
+
+
+def _beside(source: str, path: str) -> Path:
+    """``path`` made absolute: relative to the scenario file's folder (or the working folder
+    for a scenario that is not a file)."""
+    path = Path(path).expanduser()
+    folder = Path.cwd() if source.startswith("<") else Path(source).parent
+    return (folder / path).resolve()
 
 
 def _side(data: Any, rules, where: s.Where) -> Side:

@@ -1,8 +1,9 @@
 """Named entries (weapons, wargear) from a bundled data table and a scenario's own table.
 
 A ruleset keeps its catalogue in ``data/<ruleset>/<file>.toml``; a scenario may override or
-extend it under ``[weapons]``. Every entry is checked against the ruleset's keys, and an
-unknown name gets an error with the closest known names.
+extend it under ``[weapons]`` or in weapons files (``weapons = "my_weapons.toml"``). Every
+entry is checked against the ruleset's keys, and an unknown name gets an error with the
+closest known names.
 """
 from __future__ import annotations
 
@@ -13,16 +14,27 @@ from odds.core.data import data_path, load_table
 from odds.errors import ScenarioError
 
 
-def catalogue(parts: tuple[str, ...], inline: dict, inline_source: str,
-              keys: dict[str, tuple]) -> dict[str, dict]:
-    """The bundled entries of ``data/<parts>``, then ``inline`` (the scenario's ``[weapons]``),
-    each checked with :func:`odds.core.schema.fields` against ``keys``."""
-    bundled = s.Where(str(data_path(*parts)), "")
-    entries = {name: s.fields(spec, keys, bundled / name)
-               for name, spec in load_table(*parts).items()}
-    own = s.Where(inline_source, "weapons")
-    entries.update({name: s.fields(spec, keys, own / name) for name, spec in inline.items()})
-    return entries
+def catalogue(parts: tuple[str, ...], scenario, keys: dict[str, tuple]) -> dict[str, dict]:
+    """The bundled entries of ``data/<parts>``, overridden and extended by the scenario's own
+    (:func:`own_entries`), each checked with :func:`odds.core.schema.fields` against ``keys``."""
+    return {**bundled(parts, keys), **own_entries(scenario, keys)}
+
+
+def bundled(parts: tuple[str, ...], keys: dict[str, tuple]) -> dict[str, dict]:
+    """The entries of the bundled table ``data/<parts>``, checked against ``keys``."""
+    where = s.Where(str(data_path(*parts)), "")
+    return {name: s.fields(spec, keys, where / name) for name, spec in load_table(*parts).items()}
+
+
+def own_entries(scenario, keys: dict[str, tuple]) -> dict[str, dict]:
+    """The scenario's ``weapons`` entries checked against ``keys``; a mistake names the weapons
+    file an entry was read from, or the scenario's ``weapons.<name>``."""
+    out = {}
+    for name, spec in scenario.weapons.items():
+        file = scenario.weapon_sources.get(name)
+        where = s.Where(file, name) if file else s.Where(scenario.source, "weapons") / name
+        out[name] = s.fields(spec, keys, where)
+    return out
 
 
 def unknown_name(name: str, known, where: s.Where, home: str, kind: str = "weapon",

@@ -8,6 +8,8 @@ from pathlib import Path
 
 from odds.errors import ScenarioError
 
+BOM = b"\xef\xbb\xbf"  # the UTF-8 byte-order mark
+
 
 def data_path(*parts: str) -> Path:
     """Path of a bundled data file, e.g. ``data_path("wh40k3", "weapons.toml")``.
@@ -23,17 +25,28 @@ def data_path(*parts: str) -> Path:
 
 
 def read_toml(path: str | Path) -> dict:
-    """A TOML file's data; a missing, unreadable or malformed file is a ScenarioError."""
+    """A TOML file's data; a missing, unreadable, non-UTF-8 or malformed file is a ScenarioError.
+
+    A UTF-8 byte-order mark at the start (some Windows editors write one) is skipped.
+    """
     path = Path(path)
     try:
-        with path.open("rb") as f:
-            return tomllib.load(f)
+        raw = path.read_bytes()
     except FileNotFoundError:
         raise ScenarioError("no such file", str(path)) from None
-    except tomllib.TOMLDecodeError as e:
-        raise ScenarioError(f"malformed TOML: {e}", str(path)) from None
     except OSError as e:
         raise ScenarioError(f"cannot read: {e.strerror}", str(path)) from None
+    try:
+        text = raw.removeprefix(BOM).decode("utf-8")
+    except UnicodeDecodeError as e:
+        at = e.start + (len(BOM) if raw.startswith(BOM) else 0)
+        line = raw.count(b"\n", 0, at) + 1
+        raise ScenarioError(f"is not UTF-8 text: byte 0x{raw[at]:02x} at position {at} (line "
+                            f"{line}); save the file as UTF-8", str(path)) from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(f"malformed TOML: {e}", str(path)) from None
 
 
 @lru_cache(maxsize=None)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib
+import types
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -39,3 +40,40 @@ class Ruleset:
         """Fill ``out`` with the outcome rows of trials ``first_trial`` onward. The kernel
         module is imported here, so numba compiles or loads it only when fights are played."""
         importlib.import_module(self.kernel).play_chunk(plan, seed, first_trial, out)
+
+    def needs_compiling(self) -> bool:
+        """Whether the first :meth:`play` compiles the kernel: see :func:`needs_compiling`."""
+        return needs_compiling(importlib.import_module(self.kernel))
+
+
+def needs_compiling(module) -> bool:
+    """Whether calling ``module.play_chunk`` compiles numba code first: one of its entry
+    functions has nothing compiled in this process and no fresh entry in numba's on-disk
+    cache (an index file whose stamp matches the source). When that cannot be told, False.
+
+    The entry functions are ``play_chunk`` itself when it is compiled, else the compiled
+    functions a plain-Python ``play_chunk`` calls (e.g. one per thread)."""
+    return any(not d.overloads and not _cached(d) for d in _entry_dispatchers(module))
+
+
+def _entry_dispatchers(module) -> list:
+    from numba.core.dispatcher import Dispatcher
+
+    play = module.play_chunk
+    if isinstance(play, Dispatcher):
+        return [play]
+    names, codes = set(), [play.__code__]
+    while codes:  # the function's code and the code of functions nested in it
+        code = codes.pop()
+        names.update(code.co_names)
+        codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    return [d for name in sorted(names)
+            if isinstance(d := getattr(module, name, None), Dispatcher)]
+
+
+def _cached(dispatcher) -> bool:
+    try:
+        index = dispatcher._cache._cache_file._load_index  # numba internals (0.59 ... 0.68)
+    except AttributeError:
+        return True  # no on-disk cache to inspect: say nothing
+    return bool(index())

@@ -9,30 +9,62 @@ import sys
 
 import numpy as np
 
+from odds.core import schema as s
 from odds.core.outcome import COLUMNS, empty_record
 from odds.core.tally import Tally
 
 CHUNK = 1 << 18  # trials per kernel call: 2**18 rows of int32 columns, about 7 MB
+MOST_KEPT_BYTES = 2 * 10**9  # keep_fights refuses a per-fight record larger than this
+KEEP_FIGHTS = s.Where("<arguments>", "keep_fights")
 
 
 def set_threads(threads: int | None) -> None:
-    """Use this many threads for the kernels (None: all cores)."""
+    """Use this many threads for the kernels (None: all cores; more than all: all)."""
     import numba
 
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS if threads is None else
                           max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
 
 
+def most_kept_fights(ruleset) -> int:
+    """How many per-fight rows ``keep_fights`` keeps at most: ``MOST_KEPT_BYTES`` of int32
+    columns (about 33 million fights with 15 columns, 71 million with 7)."""
+    return MOST_KEPT_BYTES // (4 * (len(COLUMNS) + len(ruleset.extra_columns)))
+
+
+def new_record(ruleset, trials: int, where: s.Where = KEEP_FIGHTS) -> np.ndarray:
+    """Room for ``trials`` per-fight rows (columns x trials), allocated once; more than
+    :func:`most_kept_fights` is a ScenarioError. Pages are taken as rows are written, so a
+    precision run that stops early holds only the rows it played."""
+    most = most_kept_fights(ruleset)
+    if trials > most:
+        columns = len(COLUMNS) + len(ruleset.extra_columns)
+        raise where.error(
+            f"keeping every fight's row needs {4 * columns * trials / 1e9:.1f} GB for "
+            f"{trials:,} fights; at most {most:,} {ruleset.id} fights (2 GB) are kept: ask "
+            "for fewer, or leave keep_fights off (summaries, histograms and means need no "
+            "per-fight rows)")
+    return np.empty((len(COLUMNS) + len(ruleset.extra_columns), trials), np.int32)
+
+
 def run(ruleset, plan, trials: int, seed: int, *, first_trial: int = 0,
-        keep_fights: bool = False, progress: bool = False, chunk: int = CHUNK,
+        keep_fights: bool = False, record: np.ndarray | None = None, progress: bool = False,
+        notice: bool = False, chunk: int = CHUNK,
         tally: Tally | None = None) -> tuple[Tally, np.ndarray | None]:
     """Play ``trials`` fights starting at ``first_trial``; fold them into a :class:`Tally`.
 
-    Returns the tally and, with ``keep_fights``, the per-fight record (columns x trials).
+    Returns the tally and the per-fight record (columns x trials): ``record`` when given (it
+    is filled, e.g. a slice of a bigger record), a new one (:func:`new_record`) with
+    ``keep_fights``, else None. ``notice`` says on stderr when the kernel must be compiled
+    first (see :meth:`odds.core.ruleset.Ruleset.needs_compiling`).
     """
     columns = COLUMNS + ruleset.extra_columns
     tally = tally if tally is not None else Tally(columns)
-    rows = [] if keep_fights else None
+    if record is None and keep_fights:
+        record = new_record(ruleset, trials)
+    if notice and trials and ruleset.needs_compiling():
+        print(f"odds: compiling the {ruleset.id} kernel, once (this can take a minute or "
+              "two); later runs load it from the cache", file=sys.stderr, flush=True)
     bar = _progress_bar(trials, progress)
     done = 0
     while done < trials:
@@ -40,14 +72,14 @@ def run(ruleset, plan, trials: int, seed: int, *, first_trial: int = 0,
         out = empty_record(n, ruleset.extra_columns)
         ruleset.play(plan, seed, first_trial + done, out)
         tally.add(out)
-        if rows is not None:
-            rows.append(out)
+        if record is not None:
+            record[:, done:done + n] = out
         done += n
         if bar is not None:
             bar.update(n)
     if bar is not None:
         bar.close()
-    return tally, (np.concatenate(rows, axis=1) if rows is not None else None)
+    return tally, record
 
 
 def _progress_bar(total: int, wanted: bool):

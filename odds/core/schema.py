@@ -5,6 +5,8 @@ A check is a callable ``check(value, where)`` that returns the cleaned value or 
 """
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -31,8 +33,9 @@ class Where:
 
 def integer(lo: int | None = None, hi: int | None = None) -> Check:
     def check(value, where: Where) -> int:
-        if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
             raise where.error(f"must be a whole number, got {value!r}")
+        value = int(value)  # e.g. a numpy integer from a sweep
         if (lo is not None and value < lo) or (hi is not None and value > hi):
             raise where.error(f"must be {_range(lo, hi)}, got {value}")
         return value
@@ -41,12 +44,20 @@ def integer(lo: int | None = None, hi: int | None = None) -> Check:
 
 
 def number(lo: float | None = None, hi: float | None = None) -> Check:
+    """A finite number (nan and inf are refused: they would pass every comparison)."""
     def check(value, where: Where) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise where.error(f"must be a number, got {value!r}")
+        try:
+            finite = math.isfinite(value)
+        except OverflowError:  # an int too big for a float
+            finite = False
+        if not finite:
+            raise where.error(f"must be a finite number, got {value}")
+        value = float(value)
         if (lo is not None and value < lo) or (hi is not None and value > hi):
             raise where.error(f"must be {_range(lo, hi)}, got {value}")
-        return float(value)
+        return value
 
     return check
 
@@ -73,14 +84,39 @@ def choice(*allowed: str) -> Check:
 
 
 def text_list(value, where: Where) -> list[str]:
-    if not isinstance(value, list):
+    if not isinstance(value, (list, tuple)):
         raise where.error(f"must be a list of names, got {value!r}")
     return [text(v, where / i) for i, v in enumerate(value)]
+
+
+def distinct_names(value, where: Where) -> list[str]:
+    """A list of names, each listed once (a repeat would apply its effect twice)."""
+    names = text_list(value, where)
+    once_each(names, where)
+    return names
+
+
+def once_each(names: list[str], where: Where, twice_ok=frozenset()) -> None:
+    """Refuse a name listed again; a name in ``twice_ok`` may be listed twice (e.g. one
+    weapon in each hand), never three times."""
+    first: dict[str, int] = {}
+    times: dict[str, int] = {}
+    for j, name in enumerate(names):
+        first.setdefault(name, j)
+        times[name] = times.get(name, 0) + 1
+        if times[name] > (2 if name in twice_ok else 1):
+            told = "twice" if times[name] == 2 else f"{times[name]} times"
+            most = "at most twice" if name in twice_ok else "list it once"
+            raise (where / j).error(f"{name!r} is listed {told} (first at [{first[name]}]); "
+                                    f"{most}")
 
 
 def table(value, where: Where) -> dict:
     if not isinstance(value, dict):
         raise where.error(f"must be a table, got {value!r}")
+    for key in value:
+        if not isinstance(key, str):
+            raise where.error(f"has a key {key!r} that is not a string; keys are names")
     return value
 
 

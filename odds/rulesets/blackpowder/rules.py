@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from odds.core import schema as s
-from odds.core.catalogue import catalogue, unknown_name
+from odds.core.catalogue import bundled, unknown_name
 from odds.core.data import data_path, load_table
 
 TYPES = ("infantry", "pikes", "cavalry", "heavy cavalry", "artillery", "horse artillery")
@@ -35,7 +35,7 @@ def _profile(value, where: s.Where) -> dict[str, int]:
 
 
 def _status(value, where: s.Where) -> list[str]:
-    names = s.text_list(value, where)
+    names = s.distinct_names(value, where)
     for i, name in enumerate(names):
         s.choice(*STATUS)(name, where / i)
     return names
@@ -45,7 +45,7 @@ SIDE_KEYS = {
     "type": (s.choice(*TYPES), s.REQUIRED),
     "formation": (s.choice(*FORMATIONS), "line"),
     "profile": (_profile, s.REQUIRED),
-    "rules": (s.text_list, []),
+    "rules": (s.distinct_names, []),  # a rule listed twice would apply twice
     "status": (_status, []),
     "rear_support": (s.boolean, False),
     "flank_supports": (s.integer(0, 2), 0),
@@ -96,7 +96,7 @@ class SpecialRule:
 
 
 def special_rules() -> dict[str, SpecialRule]:
-    entries = catalogue(("blackpowder", "special_rules.toml"), {}, "", RULE_KEYS)
+    entries = bundled(("blackpowder", "special_rules.toml"), RULE_KEYS)
     return {name: SpecialRule(name, **spec) for name, spec in entries.items()}
 
 

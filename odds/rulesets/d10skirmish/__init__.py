@@ -1,8 +1,6 @@
 """The D10 action-point skirmish game's melee (RULES.md §4, seed 003). See README.md here."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
 from odds.core.ruleset import Ruleset
@@ -18,19 +16,19 @@ def exchange_odds(scenario, *, started_by: str | None = None, answer: str = "fig
     """The odds of one exchange (R3-4 ... R3-7), by simulation: the criticals and hits each
     fighter lands, before armour, and the pairs that block.
 
-    ``scenario`` is a d10skirmish Scenario or the path of its TOML file. The fighter
-    ``started_by`` ("attacker" or "defender"; default: the charger) rolls all its attacks; the
-    other answers with ``answer``: "fight" (all its attacks), "one" (no AP left: 1 die, R3-4)
-    or "flee" (no dice, R3-8). Returns a DataFrame, one row per outcome (``OUTCOME`` columns)
-    with its probability and Wilson 95% interval, the likeliest first.
+    ``scenario`` is a d10skirmish Scenario, its TOML-shaped data or the path of its file. The
+    fighter ``started_by`` ("attacker" or "defender"; default: the charger) rolls all its
+    attacks; the other answers with ``answer``: "fight" (all its attacks), "one" (no AP left:
+    1 die, R3-4) or "flee" (no dice, R3-8). Returns a DataFrame, one row per outcome
+    (``OUTCOME`` columns) with its probability and Wilson 95% interval, the likeliest first.
     """
     import pandas as pd
 
     from odds.analysis.intervals import wilson
     from odds.rulesets.d10skirmish.kernel import tally_exchanges
-    from odds.scenario import load
+    from odds.scenario import as_scenario
 
-    scenario = load(scenario) if isinstance(scenario, (str, Path)) else scenario.validated()
+    scenario = as_scenario(scenario)
     if scenario.ruleset != RULESET.id:
         raise ValueError(f"a {RULESET.id} scenario is needed, got {scenario.ruleset!r}")
     started_by = started_by or scenario.engagement["charger"]

@@ -67,8 +67,7 @@ class Fighter:
 
 def weapons(scenario) -> dict[str, dict]:
     """The bundled weapons, overridden and extended by the scenario's ``[weapons]`` (A4)."""
-    return catalogue(("d10skirmish", "weapons.toml"), scenario.weapons, scenario.source,
-                     WEAPON_KEYS)
+    return catalogue(("d10skirmish", "weapons.toml"), scenario, WEAPON_KEYS)
 
 
 def fighters(scenario) -> tuple[Fighter, Fighter]:
@@ -105,6 +104,7 @@ def check(scenario) -> None:
             if name not in table:
                 raise unknown_name(name, table, where / "equipment" / j,
                                    "data/d10skirmish/weapons.toml")
+        s.once_each(group.equipment, where / "equipment")  # the modifiers add up (A4)
         fighter = _fighter(group, table)
         if not 1 <= fighter.skill <= 10:
             raise (where / "equipment").error(

@@ -24,14 +24,17 @@ GROUP_KEYS = {
 SIDE_KEYS: dict = {}
 
 
-def _contacts(value, where: s.Where) -> list[tuple[str, str]]:
-    if not isinstance(value, list) or not value:
+def _contacts(value, where: s.Where) -> list[list[str]]:
+    if not isinstance(value, (list, tuple)) or not value:
         raise where.error("must list [attacker warrior, defender warrior] pairs")
     pairs = []
     for i, pair in enumerate(value):
-        if not (isinstance(pair, list) and len(pair) == 2):
+        if not (isinstance(pair, (list, tuple)) and len(pair) == 2):
             raise (where / i).error(f"must be [attacker warrior, defender warrior], got {pair!r}")
-        pairs.append((s.text(pair[0], where / i / 0), s.text(pair[1], where / i / 1)))
+        pair = [s.text(pair[0], where / i / 0), s.text(pair[1], where / i / 1)]
+        if pair in pairs:
+            raise (where / i).error(f"{pair!r} is listed twice (first at [{pairs.index(pair)}])")
+        pairs.append(pair)
     return pairs
 
 
@@ -118,8 +121,7 @@ class Warrior:
 
 def weapons(scenario) -> dict[str, Weapon]:
     """The bundled equipment, overridden and extended by the scenario's ``[weapons]``."""
-    entries = catalogue(("mordheim", "weapons.toml"), scenario.weapons, scenario.source,
-                        WEAPON_KEYS)
+    entries = catalogue(("mordheim", "weapons.toml"), scenario, WEAPON_KEYS)
     return {name: Weapon(name, **spec) for name, spec in entries.items()}
 
 
@@ -136,7 +138,8 @@ def charts() -> tuple[list[list[int]], list[list[int]], list[int]]:
 
 
 def warrior_names(side) -> list[str]:
-    """Each warrior's name: the group's, numbered ``name 1``, ``name 2`` ... if count > 1."""
+    """Each warrior's name: the group's, numbered ``name 1``, ``name 2`` ... if count > 1
+    (:func:`check` refuses a side where two warriors would get the same name)."""
     return [g.name if g.count == 1 else f"{g.name} {k + 1}"
             for g in side.models for k in range(g.count)]
 
@@ -185,6 +188,7 @@ def check(scenario) -> None:
         if sum(g.count for g in side.models) > MAX_WARRIORS:
             raise (where / "models").error(f"at most {MAX_WARRIORS} warriors a side (a "
                                            "warband), each simulated on his own")
+        _check_names(side, where / "models")
     where = s.Where(scenario.source, "engagement") / "contacts"
     pairs = scenario.engagement["contacts"]
     if pairs is None:
@@ -200,6 +204,20 @@ def check(scenario) -> None:
         if lonely:
             raise where.error(f"{side} warrior {lonely[0]!r} touches no enemy: every warrior "
                               "in the fight must be in base contact with one")
+
+
+def _check_names(side, where: s.Where) -> None:
+    """Warrior names must differ (contacts name warriors): a group "Marksman" of two makes
+    "Marksman 1" and "Marksman 2", so no other group may be called "Marksman 1"."""
+    groups = [i for i, g in enumerate(side.models) for _ in range(g.count)]
+    names = warrior_names(side)
+    for k, name in enumerate(names):
+        a, b = side.models[groups[names.index(name)]], side.models[groups[k]]
+        if a.name != b.name:  # two groups of one name: odds.scenario refuses that itself
+            raise (where / groups[k] / "name").error(
+                f"two warriors would be named {name!r} (groups {a.name!r} and {b.name!r}): a "
+                "group of several models numbers its warriors 'name 1', 'name 2' ...; rename "
+                "one group")
 
 
 def _check_equipment(group, table: dict[str, Weapon], where: s.Where) -> None:

@@ -94,8 +94,7 @@ BARE_HANDS = Weapon("none")
 
 def weapons(scenario) -> dict[str, Weapon]:
     """The bundled weapons, overridden and extended by the scenario's ``[weapons]``."""
-    entries = catalogue(("wh40k3", "weapons.toml"), scenario.weapons, scenario.source,
-                        WEAPON_KEYS)
+    entries = catalogue(("wh40k3", "weapons.toml"), scenario, WEAPON_KEYS)
     return {name: Weapon(name, **spec) for name, spec in entries.items()}
 
 
@@ -107,7 +106,7 @@ def fighting_weapon(group, table: dict[str, Weapon]) -> Weapon:
     if choice is not None:
         return table[choice]
     special = [table[name] for name in group.equipment if table[name].special]
-    return special[0] if special else BARE_HANDS
+    return special[0] if special else BARE_HANDS  # several: the same weapon twice (a pair)
 
 
 def charts() -> tuple[list[list[int]], list[list[int]]]:
@@ -156,11 +155,15 @@ def _check_group(group, table: dict[str, Weapon], where: s.Where) -> None:
     for j, name in enumerate(group.equipment):
         if name not in table:
             raise unknown_name(name, table, where / "equipment" / j, "data/wh40k3/weapons.toml")
+    # a pair of close-combat weapons or pistols (two_weapon) is the two-weapon bonus (R0-3);
+    # any other item listed again would only count its points twice
+    s.once_each(group.equipment, where / "equipment",
+                twice_ok={n for n in group.equipment if table[n].two_weapon})
     choice = group.options.get("fights_with")
     if choice is not None and choice != NORMAL and choice not in group.equipment:
         raise (where / "fights_with").error(
             f"must be one of the group's equipment or {NORMAL!r}, got {choice!r}")
-    special = [n for n in group.equipment if table[n].special]
+    special = list(dict.fromkeys(n for n in group.equipment if table[n].special))
     if choice is None and len(special) > 1:
         raise (where / "fights_with").error(
             f"the group carries several special weapons ({', '.join(special)}): say which it "

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from odds.core import schema as s
-from odds.core.catalogue import unknown_name
+from odds.core.catalogue import own_entries, unknown_name
 from odds.core.charts import NEVER, d6_charts
 from odds.core.data import data_path, load_table
 
@@ -66,7 +66,7 @@ def _mount(value, where: s.Where) -> dict:
 
 
 def _special_rules(value, where: s.Where) -> list[str]:
-    names = s.text_list(value, where)
+    names = s.distinct_names(value, where)
     for i, name in enumerate(names):
         if name not in SPECIAL_RULES:
             raise unknown_name(name, SPECIAL_RULES, where / i, ", ".join(SPECIAL_RULES),
@@ -155,9 +155,8 @@ def equipment(scenario) -> dict[str, Equipment]:
         for name, spec in bundled.get(section, {}).items():
             table[name] = Equipment(name, **s.fields(spec, EQUIPMENT_KEYS,
                                                      s.Where(path, section) / name))
-    for name, spec in scenario.weapons.items():
-        table[name] = Equipment(name, **s.fields(spec, EQUIPMENT_KEYS,
-                                                 s.Where(scenario.source, "weapons") / name))
+    for name, spec in own_entries(scenario, EQUIPMENT_KEYS).items():
+        table[name] = Equipment(name, **spec)
     return table
 
 
@@ -211,6 +210,7 @@ def _check_group(group, table: dict[str, Equipment], where: s.Where) -> None:
         if table[name].mounted_only and not on_mount:
             raise (where / "equipment" / j).error(
                 f"{name!r} is for mounted models only (a mounted troop_type, e.g. 'cavalry')")
+    s.once_each(group.equipment, where / "equipment")  # a second shield is not +2 (R2-9)
     if on_mount and group.options["mount"] is None:
         raise (where / "mount").error(
             f"is required for {group.options['troop_type']} (the steed's WS, S, I, A)")

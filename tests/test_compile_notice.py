@@ -1,0 +1,88 @@
+"""The first run of a ruleset compiles its kernel for up to a minute or two: odds says so on
+stderr (unless quiet) when no numba cache exists for it, and says nothing otherwise."""
+import importlib.util
+import itertools
+from types import SimpleNamespace
+
+import pytest
+
+import odds
+from odds.core import runner
+from odds.core.ruleset import Ruleset, _entry_dispatchers, needs_compiling
+
+NOTICE = ("odds: compiling the toy kernel, once (this can take a minute or two); later runs "
+          "load it from the cache\n")
+COMPILED = '''
+from numba import njit
+
+
+@njit(cache=True)
+def play_chunk(plan, seed, first_trial, out):
+    out[0, 0] = seed
+'''
+THREADED = '''
+from numba import njit
+
+
+@njit(cache=True, nogil=True)
+def play_trials(seed, out):
+    out[0, 0] = seed
+
+
+def play_chunk(plan, seed, first_trial, out):
+    def one_thread():
+        play_trials(seed, out)
+
+    one_thread()
+'''
+_names = itertools.count()
+
+
+def _module(path):
+    """A fresh import of the kernel file (new dispatchers, nothing compiled in-process)."""
+    spec = importlib.util.spec_from_file_location(f"toy_kernel_{next(_names)}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("source", [COMPILED, THREADED], ids=["njit", "python wrapper"])
+def test_compiling_is_told_apart_from_loading_the_cache(tmp_path, source):
+    import numpy as np
+
+    path = tmp_path / "kernel.py"
+    path.write_text(source)
+    module = _module(path)
+    assert needs_compiling(module)  # no cache yet
+    module.play_chunk(None, 3, 0, np.zeros((1, 1), np.int64))  # compiles, writes the cache
+    assert not needs_compiling(module)  # compiled in this process
+    assert not needs_compiling(_module(path))  # another process would load the cache
+    path.write_text(source + "\n# edited\n")  # the source changed: the cache is stale
+    assert needs_compiling(_module(path))
+
+
+def test_the_threaded_kernel_is_found_behind_its_python_wrapper():
+    """d10skirmish's play_chunk is plain Python running play_trials on each thread."""
+    module = importlib.import_module(odds.rulesets.get_ruleset("d10skirmish").kernel)
+    assert [d.py_func.__name__ for d in _entry_dispatchers(module)] == ["play_trials"]
+
+
+def _toy(compiling: bool):
+    return SimpleNamespace(id="toy", extra_columns=(), needs_compiling=lambda: compiling,
+                           play=lambda plan, seed, first, out: None)
+
+
+@pytest.mark.parametrize("compiling,notice,said", [
+    (True, True, NOTICE), (True, False, ""), (False, True, ""),
+])
+def test_the_runner_says_it_compiles_once(capsys, compiling, notice, said):
+    runner.run(_toy(compiling), None, 10, 1, notice=notice)
+    assert capsys.readouterr().err == said
+
+
+@pytest.mark.parametrize("quiet,said", [(False, True), (True, False)])
+def test_simulate_announces_unless_quiet(capsys, monkeypatch, marines_vs_boyz, quiet, said):
+    monkeypatch.setattr(Ruleset, "needs_compiling", lambda self: True)
+    odds.simulate(marines_vs_boyz, trials=10, quiet=quiet)
+    err = capsys.readouterr().err
+    assert ("odds: compiling the wh40k3 kernel, once" in err) is said
