@@ -13,11 +13,12 @@ from odds.core.schema import Where
 _PART = re.compile(r"([^.\[\]]+)|\[([^\]]+)\]")
 
 
-def apply(data: dict, changes: dict, where: Where) -> dict:
-    """A copy of ``data`` with each ``path = value`` of ``changes`` set."""
+def apply(data: dict, edits) -> dict:
+    """A copy of ``data`` with each ``(path, value, where)`` of ``edits`` set in order (a
+    mistake in a path is reported at its ``where``)."""
     data = copy.deepcopy(data)
-    for path, value in changes.items():
-        set_path(data, path, copy.deepcopy(value), where / path)
+    for path, value, where in edits:
+        set_path(data, path, copy.deepcopy(value), where)
     return data
 
 
@@ -26,14 +27,13 @@ def set_path(data: dict, path: str, value, where: Where) -> None:
     parts = _parse(path, where)
     node = data
     for i, part in enumerate(parts[:-1]):
-        node = _step(node, part, where, create=not isinstance(parts[i + 1], int))
+        node = _step(node, parts[:i], part, where, create=isinstance(parts[i + 1], str))
     last = parts[-1]
     if isinstance(node, list):
-        node[_index(node, last, where)] = value
-    elif isinstance(node, dict):
-        node[last] = value
+        node[_index(node, parts[:-1], last, where)] = value
     else:
-        raise where.error(f"{_shown(parts[:-1])} is not a table or a list")
+        _check_key(node, parts[:-1], last, where)
+        node[last] = value
 
 
 def _parse(path: str, where: Where) -> list:
@@ -52,29 +52,52 @@ def _parse(path: str, where: Where) -> list:
     return parts
 
 
-def _step(node, part, where: Where, create: bool):
+def _step(node, before: list, part, where: Where, create: bool):
+    """The entry ``part`` of ``node`` (reached by the parts ``before``)."""
     if isinstance(node, list):
-        return node[_index(node, part, where)]
-    if not isinstance(node, dict):
-        raise where.error(f"cannot go into {part!r}: not a table")
+        return node[_index(node, before, part, where)]
+    _check_key(node, before, part, where)
     if part not in node:
         if not create:
-            raise where.error(f"no {part!r} here")
+            raise where.error(f"{_shown(before + [part])} does not exist, so it has no entries")
         node[part] = {}
     return node[part]
 
 
-def _index(node: list, part, where: Where) -> int:
+def _check_key(node, before: list, part, where: Where) -> None:
+    """``node`` must be a table and ``part`` a key: ``[0]`` or ``[name]`` pick list entries."""
+    if not isinstance(node, dict):
+        raise where.error(f"{_shown(before)} is {node!r}, not a table or a list, so it has "
+                          f"no {_shown([part])}")
+    if not isinstance(part, str):
+        raise where.error(f"{_shown(before) or 'the scenario'} is a table, not a list: "
+                          f"{_shown([part])} picks a list entry; name a key instead"
+                          + (f" (keys here: {', '.join(map(str, node))})" if node else ""))
+
+
+def _index(node: list, before: list, part, where: Where) -> int:
     if isinstance(part, tuple):  # [name]: the list entry with that name
         for i, item in enumerate(node):
             if isinstance(item, dict) and item.get("name") == part[1]:
                 return i
         names = [item.get("name") for item in node if isinstance(item, dict)]
         raise where.error(f"no entry named {part[1]!r}; names here: {names}")
-    if not isinstance(part, int) or not 0 <= part < len(node):
+    if isinstance(part, str):
+        raise where.error(f"{_shown(before)} is a list: pick an entry with [0] or [name], "
+                          f"not .{part}")
+    if not 0 <= part < len(node):
         raise where.error(f"index {part!r} out of range: the list has {len(node)} entries")
     return part
 
 
 def _shown(parts) -> str:
-    return ".".join(str(p) for p in parts)
+    """Parts written back as a path: ``attacker.models[Boy].count``."""
+    out = ""
+    for p in parts:
+        if isinstance(p, int):
+            out += f"[{p}]"
+        elif isinstance(p, tuple):
+            out += f"[{p[1]}]"
+        else:
+            out += f".{p}" if out else p
+    return out

@@ -1,13 +1,53 @@
 """Charts of results, comparisons and sweeps (matplotlib).
 
 Each function draws on ``ax`` when given (else a new figure), returns the Axes, and never
-calls ``show()``. Probabilities are shown in percent with their 95% intervals.
+calls ``show()``. Probabilities (frame columns with ``_low``/``_high`` bounds) are drawn in
+percent with their 95% intervals; means and ratios in their own units. Colours say whose
+outcome it is: the attacker's colour for what is good for the attacker, the defender's for
+what is good for the defender, grey for neither.
 """
 from __future__ import annotations
+
+import numbers
+import re
+import textwrap
 
 import numpy as np
 
 SIDE_COLOURS = {"attacker": "#1f77b4", "defender": "#d62728"}
+NEUTRAL = "#8c8c8c"
+
+GOOD_FOR = {  # outcomes and figures good for one side (colours, heatmap colour direction)
+    "attacker": {"attacker_wins", "defender_destroyed", "defender_caught", "defender_fled",
+                 "defender_losses_mean", "defender_wounds_mean", "points_destroyed",
+                 "points_ratio", "wins_per_100_points"},
+    "defender": {"defender_wins", "attacker_destroyed", "attacker_caught", "attacker_fled",
+                 "attacker_losses_mean", "attacker_wounds_mean", "points_lost"},
+}
+AMOUNTS = {  # columns that are not probabilities, with what their unit is
+    "mean_rounds": "mean rounds fought",
+    "attacker_losses_mean": "attacker's mean models lost",
+    "defender_losses_mean": "defender's mean models lost",
+    "attacker_wounds_mean": "attacker's mean wounds taken",
+    "defender_wounds_mean": "defender's mean wounds taken",
+    "attacker_points": "attacker's points",
+    "defender_points": "defender's points",
+    "points_destroyed": "mean enemy points destroyed",
+    "points_lost": "mean own points lost",
+    "points_ratio": "points ratio (destroyed / lost)",
+    "wins_per_100_points": "attacker wins per 100 points",
+}
+CENTRES = {"points_ratio": 1.0}  # break-even: the colour scale is centred there
+NOT_METRICS = {"trials", "seed", "value"}
+OUTCOMES = (  # outcome bars, grouped by whose outcome it is
+    ("attacker_wins", "defender_destroyed", "defender_fled"),
+    ("defender_wins", "attacker_destroyed", "attacker_fled"),
+    ("both_destroyed", "unresolved", "no_fight"),
+)
+ROUND_ENDS = {"destroyed": "#444444", "caught": "#ff7f0e", "fled": "#2ca02c",
+              "mutual_destruction": "#9467bd", "unresolved": "#bbbbbb"}
+TOP_BAND = 0.85  # without a legend, the tallest bar (with its whisker) ends here
+LABEL_POINTS = 14  # room for a value label above a bar
 
 
 def _axes(ax, size=(7, 4)):
@@ -19,73 +59,208 @@ def _axes(ax, size=(7, 4)):
     return ax
 
 
-def outcome_bars(result, ax=None):
-    """Bar chart of how the fight ends, each bar with its 95% interval whisker."""
+def _title(ax, text: str, fontsize: float = 10) -> None:
+    """The title, wrapped to the axes' width as laid out (with a margin: charts drawn later
+    in the same figure may narrow it)."""
+    _laid_out(ax)
+    _fitted(lambda lines: ax.set_title(lines, fontsize=fontsize), text,
+            0.9 * ax.get_window_extent().width, ax.figure.canvas.get_renderer())
+
+
+def _laid_out(ax) -> None:
+    """Run the figure's layout, so sizes measured next are the ones drawn."""
+    ax.figure.canvas.figure.draw_without_rendering()  # the root figure, even from a subfigure
+
+
+def _fitted(show, text: str, width: float, renderer):
+    """``show(lines)`` with ``text`` wrapped into the fewest lines ``width`` pixels wide."""
+    chars = len(text)
+    while True:
+        artist = show(textwrap.fill(text, chars, break_long_words=False,
+                                    break_on_hyphens=False))
+        if chars <= 12 or artist.get_window_extent(renderer).width <= width:
+            return artist
+        chars -= max(1, chars // 10)
+
+
+def _side(key: str) -> str | None:
+    return next((side for side, keys in GOOD_FOR.items() if key in keys), None)
+
+
+def _colour(key: str) -> str:
+    side = _side(key)
+    return SIDE_COLOURS[side] if side else NEUTRAL
+
+
+def _label(column: str) -> str:
+    return AMOUNTS.get(column, column.replace("_", " "))
+
+
+def _percent(v: float) -> str:
+    """A percentage for a label: 0%, <0.01% (rare but seen), 0.35%, 88.6%."""
+    if v == 0:
+        return "0%"
+    if abs(v) >= 1:
+        return f"{v:.1f}%"
+    if abs(v) >= 0.01:
+        return f"{v:.2f}%"
+    return ">-0.01%" if v < 0 else "<0.01%"
+
+
+def _amount(v: float) -> str:
+    if not np.isfinite(v):
+        return "n/a" if np.isnan(v) else "∞"
+    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.1f}" if abs(v) >= 10 else f"{v:.2f}"
+
+
+def _headroom(ax, tallest: float, percent: bool, free: float = TOP_BAND) -> None:
+    """The y range from 0 so the tallest bar ends at ``free`` of the height; percent axes
+    tick to 100 only."""
+    top = max(tallest, 1e-9) / free
+    ax.set_ylim(0, top)
+    if percent and top > 100:
+        ax.set_yticks(range(0, 101, 20))
+
+
+def _legend_band(ax, handles, labels, label_points: float = LABEL_POINTS, host=None,
+                 **options) -> float:
+    """Place a legend at the top of ``ax`` (drawn by ``host``, e.g. its twin), as few rows as
+    fit the width, and return the fraction of the height left below it for the data (the
+    figure is laid out first, so the legend's real size is measured)."""
+    host = host or ax
+    renderer = ax.figure.canvas.get_renderer()
+    for ncol in range(min(len(handles), options.pop("ncol", 1)), 0, -1):
+        legend = host.legend(handles, labels, ncol=ncol, fontsize=8, **options)
+        _laid_out(ax)
+        width = ax.get_window_extent(renderer).width
+        if legend.get_window_extent(renderer).width <= 0.98 * width or ncol == 1:
+            break
+    height = ax.get_window_extent(renderer).height
+    taken = legend.get_window_extent(renderer).height + label_points * ax.figure.dpi / 72
+    return max(0.4, 1 - taken / height - 0.04)
+
+
+def _integer_ticks(axis) -> None:
+    from matplotlib.ticker import MaxNLocator
+
+    axis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10], min_n_ticks=1))
+
+
+def metric_columns(frame) -> list[str]:
+    """The columns of a comparison or sweep frame that can be charted."""
+    return [c for c in frame.columns
+            if c not in NOT_METRICS and not c.endswith(("_low", "_high"))
+            and frame[c].dtype.kind in "fiu"]
+
+
+def _metric(frame, metric: str):
+    """(values, low, high, percent) of one metric column; low/high are None without bounds."""
+    allowed = metric_columns(frame)
+    if metric not in allowed:
+        raise ValueError(f"cannot chart {metric!r}: choose one of {', '.join(allowed)}")
+    values = frame[metric].to_numpy(float)
+    if not np.isfinite(values).any():
+        hint = " (points figures need points on both sides)" if "points" in metric else ""
+        raise ValueError(f"{metric!r} has no values here{hint}")
+    bounded = f"{metric}_low" in frame and f"{metric}_high" in frame
+    low, high = ((frame[f"{metric}_low"].to_numpy(float), frame[f"{metric}_high"].to_numpy(float))
+                 if bounded else (None, None))
+    percent = bounded and metric not in AMOUNTS
+    if percent:
+        values, low, high = values * 100, low * 100, high * 100
+    return values, low, high, percent
+
+
+def _axis_label(metric: str, percent: bool) -> str:
+    return f"{_label(metric)} (%)" if percent else _label(metric)
+
+
+def outcome_bars(result, ax=None, *, title: str | None = None):
+    """Bar chart of how the fight ends, each bar with its 95% interval whisker, coloured by
+    whose outcome it is (with a legend saying so)."""
     ax = _axes(ax)
     probs = result.probabilities()
-    keys = [k for k in ("attacker_wins", "defender_wins", "defender_destroyed", "defender_fled",
-                        "attacker_destroyed", "attacker_fled", "both_destroyed", "unresolved",
-                        "no_fight") if k in ("attacker_wins", "defender_wins") or probs[k][0] > 0]
+    keys = [k for group in OUTCOMES for k in group
+            if k in ("attacker_wins", "defender_wins") or probs[k][0] > 0]
     p = np.array([probs[k][0] for k in keys]) * 100
     err = np.array([[probs[k][0] - probs[k][1], probs[k][2] - probs[k][0]] for k in keys]).T * 100
-    colours = [SIDE_COLOURS["attacker"] if k.startswith(("attacker_wins", "defender_"))
-               else SIDE_COLOURS["defender"] if k.startswith(("defender_wins", "attacker_"))
-               else "grey" for k in keys]
-    bars = ax.bar(range(len(keys)), p, yerr=err, capsize=4, color=colours)
-    ax.bar_label(bars, labels=[f"{v:.1f}%" for v in p], padding=3, fontsize=8)
+    bars = ax.bar(range(len(keys)), p, yerr=err, capsize=4, color=[_colour(k) for k in keys])
+    ax.bar_label(bars, labels=[_percent(v) for v in p], padding=3, fontsize=8)
     ax.set_xticks(range(len(keys)), [k.replace("_", "\n") for k in keys], fontsize=8)
     ax.set_ylabel("probability (%)")
-    ax.set_ylim(0, min(100, max(p) * 1.2 + 5))
-    ax.set_title(f"{result.scenario.name}: outcomes ({result.trials:,} fights, 95% intervals)",
-                 fontsize=10)
+    _title(ax, title or f"{result.scenario.name}: outcomes ({result.trials:,} fights, "
+                        "95% intervals)")
+    free = _side_legend(ax, result, [_side(k) for k in keys])
+    _headroom(ax, (p + err[1]).max(), percent=True, free=free)
     return ax
 
 
-def loss_distributions(result, ax=None):
-    """Distribution of models lost by each side (bars side by side, 95% whiskers)."""
+def _side_legend(ax, result, sides) -> float:
+    """What the bar colours mean: good for the attacker, for the defender, for neither."""
+    from matplotlib.patches import Patch
+
+    handles = [Patch(color=SIDE_COLOURS[side],
+                     label=textwrap.fill(f"good for {result.scenario.side(side).name} "
+                                         f"({side})", 32))
+               for side in ("attacker", "defender") if side in sides]
+    if None in sides:
+        handles.append(Patch(color=NEUTRAL, label="neither side"))
+    return _legend_band(ax, handles, [h.get_label() for h in handles], loc="upper right",
+                        title="colour", title_fontsize=8)
+
+
+def loss_distributions(result, ax=None, *, title: str | None = None):
+    """Distribution of models lost by each side (bars side by side, 95% whiskers on the
+    counts that occurred: a comb of whiskers over empty counts would hide the bars)."""
     ax = _axes(ax)
-    width = 0.4
+    width, tallest = 0.4, 0.0
     for i, side in enumerate(("attacker", "defender")):
         t = result.losses(side)
-        k = t.index.to_numpy()
-        err = np.vstack([t["probability"] - t["probability_low"],
-                         t["probability_high"] - t["probability"]]) * 100
+        x = t.index.to_numpy() + (i - 0.5) * width
+        p = t["probability"].to_numpy() * 100
+        err = np.vstack([p - t["probability_low"] * 100, t["probability_high"] * 100 - p])
         name = result.scenario.side(side).name
-        ax.bar(k + (i - 0.5) * width, t["probability"] * 100, width, yerr=err, capsize=2,
-               color=SIDE_COLOURS[side], label=f"{name} ({side})")
+        ax.bar(x, p, width, color=SIDE_COLOURS[side], label=f"{name} ({side})")
+        seen = p > 0
+        ax.errorbar(x[seen], p[seen], yerr=err[:, seen], fmt="none", ecolor="black",
+                    elinewidth=1, capsize=2 if len(p) <= 30 else 0)
+        tallest = max(tallest, (p + err[1])[seen].max())
     ax.set_xlabel("models lost")
     ax.set_ylabel("probability (%)")
-    ax.legend(fontsize=8)
-    ax.set_title(f"{result.scenario.name}: models lost", fontsize=10)
+    _integer_ticks(ax.xaxis)
+    _title(ax, title or f"{result.scenario.name}: models lost ({result.trials:,} fights, "
+                        "95% intervals)")
+    free = _legend_band(ax, *ax.get_legend_handles_labels(), label_points=4, loc="upper right")
+    _headroom(ax, tallest, percent=True, free=free)
     return ax
 
 
-def rounds_to_decision(result, ax=None):
+def rounds_to_decision(result, ax=None, *, title: str | None = None):
     """Probability the fight ends in each round, stacked by how, and P(decided by round r)."""
     ax = _axes(ax)
     t = result.rounds()
     t = t.loc[t.index >= 1]
     bottom = np.zeros(len(t))
-    colours = {"destroyed": "#444444", "caught": "#ff7f0e", "fled": "#2ca02c",
-               "mutual_destruction": "#9467bd", "unresolved": "#bbbbbb"}
-    for way, colour in colours.items():
+    for way, colour in ROUND_ENDS.items():
         if t[way].sum() > 0:
             ax.bar(t.index, t[way] * 100, bottom=bottom, color=colour,
                    label=way.replace("_", " "))
             bottom += t[way].to_numpy() * 100
     ax.set_xlabel("round")
     ax.set_ylabel("ends in this round (%)")
+    _integer_ticks(ax.xaxis)
     twin = ax.twinx()
-    twin.plot(t.index, t["decided_by"] * 100, "k.-", label="decided by round r")
+    twin.plot(t.index, t["decided_by"] * 100, "k.-", label="decided by round r (right axis)")
     twin.fill_between(t.index, t["decided_by_low"] * 100, t["decided_by_high"] * 100,
                       color="k", alpha=0.15)
     twin.set_ylabel("decided by round r (%)")
-    twin.set_ylim(0, 105)
-    handles = ax.get_legend_handles_labels()
-    more = twin.get_legend_handles_labels()
-    ax.legend(handles[0] + more[0], handles[1] + more[1], fontsize=8, loc="center right")
-    ax.set_xticks(t.index)
-    ax.set_title(f"{result.scenario.name}: rounds to decision", fontsize=10)
+    _title(ax, title or f"{result.scenario.name}: rounds to decision ({result.trials:,} fights)")
+    handles, labels = ax.get_legend_handles_labels()
+    more, more_labels = twin.get_legend_handles_labels()
+    free = _legend_band(ax, handles + more, labels + more_labels, label_points=4, host=twin,
+                        loc="upper center", ncol=3)
+    _headroom(ax, bottom.max() if len(t) else 1.0, percent=True, free=free)
+    _headroom(twin, 100, percent=True, free=free)  # both below the legend
     return ax
 
 
@@ -93,52 +268,162 @@ def result_figure(result):
     """The three result charts on one figure (what ``odds simulate --plot`` writes)."""
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 3, figsize=(18, 5), layout="constrained")
-    outcome_bars(result, axes[0])
-    loss_distributions(result, axes[1])
-    rounds_to_decision(result, axes[2])
+    fig, axes = plt.subplots(1, 3, figsize=(18, 5.5), layout="constrained")
+    sc = result.scenario
+    _fitted(lambda lines: fig.suptitle(lines, fontsize=12),
+            f"{sc.name} [{sc.ruleset}]: {sc.attacker.name} (attacker) vs {sc.defender.name} "
+            f"(defender), {result.trials:,} fights, seed {result.seed}, 95% intervals",
+            0.95 * fig.bbox.width, fig.canvas.get_renderer())
+    for ax, chart, title in ((axes[0], outcome_bars, "How the fight ends"),
+                             (axes[1], loss_distributions, "Models lost"),
+                             (axes[2], rounds_to_decision, "Rounds to decision")):
+        chart(result, ax, title=title)
     return fig
 
 
-def comparison_heatmap(comparison, column: str = "attacker_wins", ax=None):
-    """Variants x opponents coloured by one probability, annotated "p% [low, high]"."""
+def comparison_heatmap(comparison, metric: str = "attacker_wins", ax=None):
+    """Variants x opponents coloured by one metric, each cell annotated with its value (and
+    for probabilities its 95% interval). Green is good for the attacker."""
+    import matplotlib.pyplot as plt
+
     f = comparison.frame
     variants, opponents = comparison.variants, comparison.opponents
-    ax = _axes(ax, size=(2.2 * len(opponents) + 3, 0.7 * len(variants) + 2))
-    grid = f.pivot(index="variant", columns="opponent", values=column).reindex(
-        index=variants, columns=opponents).to_numpy() * 100
-    low = f.pivot(index="variant", columns="opponent", values=column + "_low").reindex(
-        index=variants, columns=opponents).to_numpy() * 100
-    high = f.pivot(index="variant", columns="opponent", values=column + "_high").reindex(
-        index=variants, columns=opponents).to_numpy() * 100
-    image = ax.imshow(grid, cmap="RdYlGn", vmin=0, vmax=100, aspect="auto")
+    values, low, high, percent = _metric(f, metric)
+    ax = _axes(ax, size=(2.2 * len(opponents) + 3.5, 0.8 * len(variants) + 2.2))
+
+    def grid(v):
+        return (f.assign(_v=v).pivot(index="variant", columns="opponent", values="_v")
+                .reindex(index=variants, columns=opponents).to_numpy())
+
+    cells = grid(values)
+    finite = cells[np.isfinite(cells)]
+    cmap = {"attacker": "RdYlGn", "defender": "RdYlGn_r"}.get(_side(metric), "viridis")
+    centre = CENTRES.get(metric, 0.0 if finite.min() < 0 else None)  # 0: a signed difference
+    if percent and centre is None:
+        vmin, vmax = 0, 100
+    elif centre is not None and finite.min() < centre < finite.max():
+        reach = np.abs(finite - centre).max()
+        vmin, vmax = centre - reach, centre + reach
+        cmap = "RdBu" if cmap == "viridis" else cmap
+    else:
+        vmin, vmax = finite.min(), finite.max()
+        if vmin == vmax:
+            vmin, vmax = vmin - 0.5 * abs(vmin or 1), vmax + 0.5 * abs(vmax or 1)
+    image = ax.imshow(np.ma.masked_invalid(cells), vmin=vmin, vmax=vmax, aspect="auto",
+                      cmap=plt.get_cmap(cmap).with_extremes(bad="#dddddd"))
+    lows, highs = (grid(low), grid(high)) if low is not None else (None, None)
     for i in range(len(variants)):
         for j in range(len(opponents)):
-            ax.text(j, i, f"{grid[i, j]:.1f}%\n[{low[i, j]:.1f}, {high[i, j]:.1f}]",
-                    ha="center", va="center", fontsize=8)
-    ax.set_xticks(range(len(opponents)), opponents, rotation=20, ha="right")
-    ax.set_yticks(range(len(variants)), variants)
+            v = cells[i, j]
+            text = _percent(v) if percent and np.isfinite(v) else _amount(v)
+            if lows is not None and np.isfinite(v):
+                show = _percent if percent else _amount
+                text += f"\n[{show(lows[i, j])}, {show(highs[i, j])}]".replace("%", "")
+            rgb = image.cmap(image.norm(v))[:3] if np.isfinite(v) else (0.87,) * 3
+            dark = 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2] < 0.5
+            ax.text(j, i, text, ha="center", va="center", fontsize=9,
+                    color="white" if dark else "black")
+    ax.set_xticks(range(len(opponents)), [textwrap.fill(o, 16) for o in opponents], fontsize=9)
+    ax.set_yticks(range(len(variants)), [textwrap.fill(v, 20) for v in variants], fontsize=9)
     ax.set_xlabel("opponent")
     ax.set_ylabel("variant")
-    ax.figure.colorbar(image, ax=ax, label=f"{column.replace('_', ' ')} (%)")
-    ax.set_title(f"{comparison.name}: {column.replace('_', ' ')} (95% intervals)", fontsize=10)
+    bar = ax.figure.colorbar(image, ax=ax)
+    bar.set_label(_axis_label(metric, percent))
+    _title(ax, f"{comparison.name}: {_label(metric)} ({_fights(f)} a cell"
+               + (", 95% intervals)" if low is not None else ")"))
     return ax
 
 
-def sweep_curve(sweep, column: str = "attacker_wins", ax=None):
-    """One probability against the swept value, with its 95% band."""
+def sweep_curve(sweep, metric: str = "attacker_wins", ax=None):
+    """One metric against the swept value, with its 95% band: a curve for numbers, bars at
+    separate positions for other values (true/false, names)."""
     ax = _axes(ax)
     f = sweep.frame
-    x = f["value"].to_numpy()
-    ax.plot(x, f[column] * 100, "o-", color=SIDE_COLOURS["attacker"],
-            label=column.replace("_", " "))
-    ax.fill_between(x, f[column + "_low"] * 100, f[column + "_high"] * 100,
-                    color=SIDE_COLOURS["attacker"], alpha=0.25, label="95% interval")
-    ax.set_xlabel(sweep.path)
-    ax.set_ylabel(f"{column.replace('_', ' ')} (%)")
-    ax.set_ylim(0, 100)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    ax.set_title(f"{f['scenario'].iloc[0]}: {column.replace('_', ' ')} vs {sweep.path}",
-                 fontsize=10)
+    y, low, high, percent = _metric(f, metric)
+    raw = list(f["value"])
+    colour = _colour(metric)
+    numeric = all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+                  for v in raw)
+    if numeric:
+        x = np.asarray(raw, float)
+        ax.plot(x, y, "o-", color=colour, label=_label(metric))
+        if low is not None:
+            ax.fill_between(x, low, high, color=colour, alpha=0.25, label="95% interval")
+            ax.legend(fontsize=8, loc="best")
+        if len(raw) <= 12:
+            ax.set_xticks(x, [_shown_value(v) for v in raw])
+        elif all(float(v).is_integer() for v in raw):
+            _integer_ticks(ax.xaxis)
+    else:
+        x = np.arange(len(raw))
+        err = None if low is None else np.vstack([y - low, high - y])
+        bars = ax.bar(x, y, 0.6, yerr=err, capsize=6, color=colour)
+        ax.bar_label(bars, labels=[_percent(v) if percent else _amount(v) for v in y],
+                     padding=3, fontsize=8)
+        ax.set_xticks(x, [textwrap.fill(_shown_value(v), 16) for v in raw])
+        ax.set_xlim(-0.6, len(raw) - 0.4)
+    tallest = np.nanmax(high if high is not None else y)
+    if percent and not numeric:
+        _headroom(ax, tallest, percent=True)
+    elif percent and np.nanmin(low) >= 0:  # a margin: points at 0% and 100% stay whole
+        ax.set_ylim(-3, 103)
+        ax.set_yticks(range(0, 101, 20))
+    elif np.nanmin(y) >= 0:
+        _headroom(ax, tallest, percent=False)
+    readable = parameter_label(sweep.path, sweep.results[0].scenario if sweep.results else None)
+    ax.set_xlabel(readable)
+    ax.annotate(sweep.path, xy=(0.5, 0), xycoords=ax.xaxis.label, xytext=(0, -2),
+                textcoords="offset points", ha="center", va="top", fontsize=7, color="grey")
+    ax.set_ylabel(_axis_label(metric, percent))
+    ax.grid(alpha=0.3, axis="both" if numeric else "y")
+    ax.set_axisbelow(True)
+    _title(ax, f"{f['scenario'].iloc[0]}: {_label(metric)} by {readable} ({_fights(f)} a point"
+               + (", 95% intervals)" if low is not None else ")"))
     return ax
+
+
+def _fights(frame) -> str:
+    """"2,000 fights", or "1,000-4,000 fights" when the rows differ (precision runs)."""
+    lo, hi = int(frame["trials"].min()), int(frame["trials"].max())
+    return f"{lo:,} fights" if lo == hi else f"{lo:,}-{hi:,} fights"
+
+
+def _shown_value(v) -> str:
+    if isinstance(v, (bool, np.bool_)):
+        return "true" if v else "false"
+    if isinstance(v, (list, tuple)):
+        return ", ".join(map(str, v))
+    return str(v)
+
+
+SECTIONS = ("attacker", "defender", "engagement", "simulation", "rules", "weapons")
+
+
+def parameter_label(path: str, scenario=None) -> str:
+    """A path in words: ``defender.models[Boy].count`` -> "Boy count (defender)"; list
+    indexes become the entry's name when the scenario is given (``models[0]`` -> its name)."""
+    parts = re.findall(r"[^.\[\]]+", path)
+    section = parts[0] if parts[0] in SECTIONS else None
+    node = scenario.to_dict() if scenario is not None else None
+    if section and isinstance(node, dict):
+        node = node.get(section)
+    words = []
+    for part in parts[1:] if section else parts:
+        if isinstance(node, list):
+            node = next((e for i, e in enumerate(node)
+                         if str(i) == part or (isinstance(e, dict) and e.get("name") == part)),
+                        None)
+            name = node.get("name") if isinstance(node, dict) else None
+            words.append(str(name) if name else _entry(part))
+            continue
+        node = node.get(part) if isinstance(node, dict) else None
+        if part.isdigit():
+            words.append(_entry(part))
+        elif part not in ("models", "profile"):
+            words.append(part if part.isupper() else part.replace("_", " "))
+    text = " ".join(words)
+    return f"{text} ({section})" if section and text else text or path
+
+
+def _entry(part: str) -> str:
+    return f"entry {part}" if part.isdigit() else part

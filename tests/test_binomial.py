@@ -46,3 +46,22 @@ def test_draws_follow_the_binomial(n):
     assert np.all(np.abs(z) < 4), z
     assert counts[~seen].sum() == pytest.approx(trials * pmf[~seen].sum(),
                                                 abs=4 * np.sqrt(trials * pmf[~seen].sum()) + 1)
+
+
+def test_equal_probabilities_share_one_table():
+    """Every (offset, top) row is exactly the row of that probability's table built alone, and
+    equal probabilities share one table as long as the longest they need."""
+    rng = np.random.default_rng(5)
+    p = rng.choice([0.0, 1 / 6, 0.25, 4 / 9, 1.0], size=(3, 4, 5))
+    n_max = rng.integers(0, 60, size=p.shape)
+    n_max[0, 0, 0] = 10_000  # past the cap
+    cdf, offset, top = cdf_tables(p, n_max)
+    assert offset.shape == top.shape == p.shape
+    assert np.array_equal(top, np.minimum(n_max, CAP))
+    for q in range(p.size):
+        alone, at, t = cdf_tables(p.flat[q:q + 1], n_max.flat[q:q + 1])
+        assert t[0] == top.flat[q]
+        rows = (t[0] + 1) * (t[0] + 2) // 2
+        assert np.array_equal(cdf[offset.flat[q]:offset.flat[q] + rows], alone[at[0]:][:rows])
+    longest = {v: top[p == v].max() for v in np.unique(p)}
+    assert cdf.size == sum((t + 1) * (t + 2) // 2 for t in longest.values())

@@ -1,78 +1,151 @@
 """Comparison files: a base scenario, variants and opponents written as path edits.
 
-A comparison file names a ``base`` scenario, optional changes shared by every cell (``set``)
-and ``[[variants]]`` / ``[[opponents]]``, each a ``name`` with changes (``set``,
-``defender_from``, ``attacker_from``). Every cell is built and checked here before any runs.
+A comparison file names a ``base`` scenario, optional changes shared by every cell (``set``),
+``[[variants]]`` / ``[[opponents]]``, each a ``name`` with changes (``set``,
+``defender_from``, ``attacker_from``), and optionally the ``baseline`` variant the others are
+measured against (default: the first). Every cell is built and checked here before any runs;
+a mistake is reported where it was written: the comparison file, the variant or opponent and
+the change (``variants[1] "power weapon": set."attacker.models[Sergeant].equipment"``).
 """
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from odds.core import schema as s
 from odds.core.data import read_toml
+from odds.errors import ScenarioError
 from odds.overrides import apply
 from odds.scenario import Scenario, from_dict, load
 
+SIDES = ("attacker", "defender")
+
+
+@dataclass(frozen=True)
+class Changes:
+    """Edits as a comparison file writes them: ``(path, value, where written)``, in order."""
+
+    edits: tuple = ()
+
 
 def load_comparison(path: str | Path) -> dict:
-    """Read and check a comparison TOML file (every cell is checked before any is run)."""
+    """Read and check a comparison TOML file (every cell is checked before any is run).
+
+    Returns ``name``, ``base`` (the base scenario with the shared ``set`` applied),
+    ``variants`` and ``opponents`` (name -> :class:`Changes`), ``baseline`` (a variant name),
+    ``trials`` and ``seed`` (None when not given).
+    """
     path = Path(path)
     where = s.Where(str(path), "")
-    data = read_toml(path)
-    spec = s.fields(data, {
+    spec = s.fields(read_toml(path), {
         "name": (s.text, path.stem), "base": (s.text, s.REQUIRED), "set": (s.table, {}),
         "trials": (s.integer(1), None), "seed": (s.integer(0), None),
-        "variants": (_named_changes(path), [{"name": "base", "changes": {}}]),
-        "opponents": (_named_changes(path), [{"name": "base", "changes": {}}]),
+        "baseline": (s.text, None),
+        "variants": (_entries, None), "opponents": (_entries, None),
     }, where)
-    base_path = path.parent / spec["base"]
-    if not base_path.exists():
-        raise (where / "base").error(f"no scenario file {str(base_path)!r}")
-    spec["base"] = load(base_path)
-    if spec["set"]:  # changes shared by every cell
-        spec["base"] = cell(spec["base"], spec.pop("set"), {}, where / "set")
+    base = _scenario(path, spec["base"], where / "base")
+    spec["base"] = cell(base, _written(spec.pop("set"), where, ""), {}, where)
     for key in ("variants", "opponents"):
-        spec[key] = {item["name"]: item["changes"] for item in spec[key]}
-    for v, vchanges in spec["variants"].items():  # check every cell now, not midway
-        for o, ochanges in spec["opponents"].items():
+        entries = spec[key] or _entries([{"name": "base"}], where / key)
+        spec[key] = {entry["name"]: _changes(entry, base.ruleset, path, where, f"{key}[{i}]")
+                     for i, entry in enumerate(entries)}
+    variants = list(spec["variants"])
+    spec["baseline"] = variants[0] if spec["baseline"] is None else spec["baseline"]
+    if spec["baseline"] not in variants:
+        raise (where / "baseline").error(f"must name one of the variants "
+                                         f"({', '.join(map(repr, variants))}), got "
+                                         f"{spec['baseline']!r}")
+    for vchanges in spec["variants"].values():  # check every cell now, not midway
+        for ochanges in spec["opponents"].values():
             cell(spec["base"], vchanges, ochanges, where)
     return spec
 
 
-def _named_changes(path: Path):
-    def check(value, where: s.Where) -> list[dict]:
-        if not isinstance(value, list) or not value:
-            raise where.error("must be a non-empty list of tables ([[...]] with a name)")
-        out, names = [], set()
-        for i, item in enumerate(value):
-            entry = s.fields(item, {"name": (s.text, s.REQUIRED), "set": (s.table, {}),
-                                    "defender_from": (s.text, None),
-                                    "attacker_from": (s.text, None)}, where / i)
-            if entry["name"] in names:
-                raise (where / i / "name").error(f"duplicate name {entry['name']!r}")
-            names.add(entry["name"])
-            changes = {}
-            for side in ("attacker", "defender"):
-                if entry[f"{side}_from"] is not None:
-                    other = load(path.parent / entry[f"{side}_from"])
-                    changes[side] = other.to_dict()[side]
-                    if other.weapons:
-                        changes.update({f"weapons.{k}": v for k, v in other.weapons.items()})
-            changes.update(entry["set"])
-            out.append({"name": entry["name"], "changes": (changes, where / i / "set")})
-        return out
+def _entries(value, where: s.Where) -> list[dict]:
+    """``[[variants]]`` / ``[[opponents]]``: named tables of changes, names unique."""
+    if not isinstance(value, list) or not value:
+        raise where.error("must be a non-empty list of tables ([[...]] with a name)")
+    out, names = [], set()
+    for i, item in enumerate(value):
+        entry = s.fields(item, {"name": (s.text, s.REQUIRED), "set": (s.table, {}),
+                                "defender_from": (s.text, None),
+                                "attacker_from": (s.text, None)}, where / i)
+        if entry["name"] in names:
+            raise (where / i / "name").error(f"duplicate name {entry['name']!r}")
+        names.add(entry["name"])
+        out.append(entry)
+    return out
 
-    return check
+
+def _changes(entry: dict, ruleset: str, path: Path, where: s.Where, key: str) -> Changes:
+    """One variant's or opponent's changes: whole sides from other files, then its ``set``."""
+    label = f"{key} {_quoted(entry['name'])}: "
+    edits = []
+    for side in SIDES:
+        written = entry[f"{side}_from"]
+        if written is None:
+            continue
+        at = s.Where(where.source, f"{label}{side}_from")
+        other_path = path.parent / written
+        if not other_path.exists():
+            raise at.error(f"no scenario file {str(other_path)!r}")
+        other = load(other_path)
+        if other.ruleset != ruleset:
+            raise at.error(f"{written} is a {other.ruleset} scenario but the base is {ruleset}")
+        edits += [(f"weapons.{name}", w, at) for name, w in other.weapons.items()]
+        edits.append((side, other.to_dict()[side], at))
+    return Changes(tuple(edits) + _written(entry["set"], where, label).edits)
+
+
+def _written(changes: dict, where: s.Where, label: str) -> Changes:
+    """A ``set`` table's changes, each named as written: ``set."attacker.models[0].count"``."""
+    return Changes(tuple((p, v, s.Where(where.source, f"{label}set.{_quoted(p)}"))
+                         for p, v in changes.items()))
+
+
+def _quoted(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _scenario(path: Path, written: str, where: s.Where) -> Scenario:
+    base_path = path.parent / written
+    if not base_path.exists():
+        raise where.error(f"no scenario file {str(base_path)!r}")
+    return load(base_path)
 
 
 def cell(base: Scenario, variant, opponent, where: s.Where) -> Scenario:
-    """The base with a variant's then an opponent's changes (each ``changes`` or
-    ``(changes, where they were written)``)."""
+    """The base with a variant's then an opponent's changes, each ``{path: value}`` (mistakes
+    in its paths named at ``where``) or :class:`Changes` from a comparison file (every
+    mistake, the scenario's checks too, named where the change was written)."""
+    edits = _edits(variant, where) + _edits(opponent, where)
+    try:
+        return from_dict(apply(base.to_dict(), edits), base.source)
+    except ScenarioError as error:
+        if not any(isinstance(c, Changes) for c in (variant, opponent)):
+            raise
+        raise _blame(base, edits, error) from None
+
+
+def _edits(changes, where: s.Where) -> tuple:
+    if isinstance(changes, Changes):
+        return changes.edits
+    return tuple((p, v, where / p) for p, v in changes.items())
+
+
+def _blame(base: Scenario, edits: tuple, error: ScenarioError) -> ScenarioError:
+    """The cell's error at the first edit that, applied one at a time from the (valid) base,
+    makes the scenario fail with it (the last edit if no prefix fails the same way)."""
     data = base.to_dict()
-    for changes in (variant, opponent):
-        changes, at = changes if isinstance(changes, tuple) else (changes, where)
-        data = apply(data, changes, at)
-    return from_dict(data, base.source)
+    for k, (path, value, at) in enumerate(edits):
+        data = apply(data, [(path, value, at)])
+        try:
+            from_dict(data, base.source)
+        except ScenarioError as e:
+            if (e.field, e.message) == (error.field, error.message) or k == len(edits) - 1:
+                break
+    return at.error(f"{error.field}: {error.message}" if error.field else error.message)
 
 
 def is_comparison(path: Path) -> bool:

@@ -22,24 +22,37 @@ def cdf_tables(p: np.ndarray, n_max: np.ndarray) -> tuple[np.ndarray, np.ndarray
     Returns (cdf, offset, top): the row for n of table q starts at
     ``offset[q] + n * (n + 1) // 2``; ``top[q]`` is the largest n tabulated. ``offset`` and
     ``top`` have ``p``'s shape.
+
+    Equal probabilities share one table, built up to the largest n any of them needs: row n
+    does not depend on how many rows follow it, so a longer table holds every shorter one
+    at the same offsets, and memory grows with the distinct probabilities, not with ``p.size``.
     """
     p = np.asarray(p, float)
     top = np.minimum(np.broadcast_to(n_max, p.shape), CAP).astype(np.int64)
-    sizes = (top + 1) * (top + 2) // 2
-    offset = np.concatenate([[0], np.cumsum(sizes.ravel())[:-1]]).reshape(p.shape)
+    distinct, which = np.unique(p.ravel(), return_inverse=True)
+    shared_top = np.zeros(len(distinct), np.int64)
+    np.maximum.at(shared_top, which, top.ravel())
+    sizes = (shared_top + 1) * (shared_top + 2) // 2
+    start = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
     cdf = np.empty(int(sizes.sum()))
-    for q in range(p.size):
-        start, t, pq = offset.flat[q], top.flat[q], p.flat[q]
-        pmf = np.zeros(t + 1)
-        pmf[0] = 1.0
-        for n in range(t + 1):  # row n holds P(X <= k) for k = 0 .. n, rows one after another
-            if n:
-                pmf[1:n + 1] = pmf[1:n + 1] * (1 - pq) + pmf[:n] * pq
-                pmf[0] *= 1 - pq
-            row = np.cumsum(pmf[:n + 1])
-            row[-1] = 1.0
-            cdf[start + n * (n + 1) // 2: start + (n + 1) * (n + 2) // 2] = row
-    return cdf, offset.astype(np.int64), top
+    for u, pq in enumerate(distinct):
+        cdf[start[u]:start[u] + sizes[u]] = _table(pq, shared_top[u])
+    return cdf, start[which].reshape(p.shape), top
+
+
+def _table(p: float, top: int) -> np.ndarray:
+    """Rows n = 0 .. top of P(X <= k), k = 0 .. n, one after another (row n at n(n+1)/2)."""
+    out = np.empty((top + 1) * (top + 2) // 2)
+    pmf = np.zeros(top + 1)
+    pmf[0] = 1.0
+    for n in range(top + 1):
+        if n:
+            pmf[1:n + 1] = pmf[1:n + 1] * (1 - p) + pmf[:n] * p
+            pmf[0] *= 1 - p
+        row = np.cumsum(pmf[:n + 1])
+        row[-1] = 1.0
+        out[n * (n + 1) // 2: (n + 1) * (n + 2) // 2] = row
+    return out
 
 
 @njit(cache=True, inline="always")

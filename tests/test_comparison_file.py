@@ -1,0 +1,140 @@
+"""Comparison files: mistakes are reported where they were written (the comparison file, the
+variant or opponent, the change as written), other-ruleset sides, path mistakes, baseline."""
+import subprocess
+import sys
+
+import pytest
+
+from odds.analysis.comparison_file import cell, load_comparison
+from odds.core.schema import Where
+from odds.errors import ScenarioError
+from odds.overrides import apply
+
+from conftest import SCENARIOS
+
+BASE = SCENARIOS / "wh40k3_assault_marines_vs_boyz.toml"
+SERGEANT = "attacker.models[Veteran Sergeant]"
+
+
+def comparison(tmp_path, body: str, base=BASE):
+    path = tmp_path / "cmp.toml"
+    path.write_text(f"base = {str(base)!r}\n{body}", encoding="utf-8")
+    return path
+
+
+def error_of(path) -> ScenarioError:
+    with pytest.raises(ScenarioError) as caught:
+        load_comparison(path)
+    return caught.value
+
+
+VARIANTS = f'''
+[[variants]]
+name = "power fist"
+[[variants]]
+name = "power weapon"
+set = {{ "{SERGEANT}.points" = 30, "{SERGEANT}.equipment" = ["bolt pistol", "power weapn"] }}
+'''
+
+
+def test_a_variant_mistake_names_the_file_variant_and_change(tmp_path):
+    path = comparison(tmp_path, VARIANTS)
+    e = error_of(path)
+    assert e.source == str(path)
+    assert e.field == f'variants[1] "power weapon": set."{SERGEANT}.equipment"'
+    assert e.message.startswith("attacker.models[1].equipment[1]: unknown weapon 'power weapn'")
+
+
+def test_an_opponent_and_a_shared_set_mistake(tmp_path):
+    e = error_of(comparison(tmp_path, '[[opponents]]\nname = "none"\n'
+                                      'set = { "defender.models[Boy].count" = 0 }\n'))
+    assert e.field == 'opponents[0] "none": set."defender.models[Boy].count"'
+    assert e.message == "defender.models[0].count: must be from 1 to 10000, got 0"
+    e = error_of(comparison(tmp_path, 'set = { "engagement.charger" = "nobody" }\n'))
+    assert e.field == 'set."engagement.charger"' and "must be one of" in e.message
+
+
+def test_the_change_that_completes_a_mistake_is_blamed(tmp_path):
+    """A variant's and an opponent's changes each valid alone, invalid together: the opponent's
+    change (applied last) is named. A change that fails differently on the way is not."""
+    e = error_of(comparison(tmp_path, '[[variants]]\nname = "15 in contact"\n'
+                                      'set = { "defender.in_contact" = 15 }\n'
+                                      '[[opponents]]\nname = "10 Boyz"\n'
+                                      'set = { "defender.models[Boy].count" = 10 }\n'))
+    assert e.field == 'opponents[0] "10 Boyz": set."defender.models[Boy].count"'
+    assert "in_contact + within_2in is 15 but the unit has 10 models" in e.message
+    e = error_of(comparison(tmp_path, 'set = { "defender.in_contact" = 10 }\n'
+                                      '[[variants]]\nname = "v"\nset = { '
+                                      '"defender.models[Boy].count" = 5, '
+                                      '"defender.in_contact" = 5, '
+                                      '"defender.models[Boy].equipment" = ["bogus"] }\n'))
+    assert e.field == 'variants[0] "v": set."defender.models[Boy].equipment"'
+    assert "unknown weapon 'bogus'" in e.message
+
+
+def test_a_side_from_another_ruleset_says_so(tmp_path):
+    other = SCENARIOS / "blackpowder_cuirassiers_vs_pike_block.toml"
+    path = comparison(tmp_path, f'[[opponents]]\nname = "pikes"\ndefender_from = "{other}"\n')
+    e = error_of(path)
+    assert (e.source, e.field) == (str(path), 'opponents[0] "pikes": defender_from')
+    assert e.message == f"{other} is a blackpowder scenario but the base is wh40k3"
+    e = error_of(comparison(tmp_path, '[[variants]]\nname = "x"\nattacker_from = "nope.toml"\n'))
+    assert e.field == 'variants[0] "x": attacker_from' and "no scenario file" in e.message
+
+
+def test_a_side_from_a_file_of_the_same_ruleset(tmp_path):
+    other = SCENARIOS / "wh40k3_ten_vs_ten.toml"
+    spec = load_comparison(comparison(tmp_path, f'[[opponents]]\nname = "ten"\n'
+                                                f'defender_from = "{other}"\n'))
+    built = cell(spec["base"], spec["variants"]["base"], spec["opponents"]["ten"], Where("", ""))
+    from odds.scenario import load
+
+    assert built.defender == load(other).defender
+    assert built.attacker == spec["base"].attacker
+
+
+@pytest.mark.parametrize("changes, says", [
+    ({"[0]": 1, "bogus": 2}, r'set."\[0\]": the scenario is a table, not a list: \[0\] picks'),
+    ({"engagement[0]": True}, r"engagement is a table, not a list: \[0\] picks a list entry"),
+    ({"attacker.name[Boy]": 1}, r"attacker.name is 'Assault Squad', not a table or a list"),
+    ({"attacker.models.count": 1}, r"attacker.models is a list: pick an entry with \[0\] or "
+                                   r"\[name\], not .count"),
+    ({"attacker.models[0][1]": 1}, r"attacker.models\[0\] is a table, not a list: \[1\]"),
+])
+def test_an_index_where_it_cannot_go_is_an_error(tmp_path, changes, says):
+    body = "set = { " + ", ".join(f'"{p}" = {str(v).lower()}' for p, v in changes.items()) + " }\n"
+    with pytest.raises(ScenarioError, match=says):
+        load_comparison(comparison(tmp_path, body))
+
+
+def test_apply_never_makes_a_non_text_key():
+    data = {"engagement": {}}
+    for path in ("[0]", "engagement[0]", "engagement[x].pursue"):
+        with pytest.raises(ScenarioError):
+            apply(data, [(path, 1, Where("f", path))])
+    assert apply(data, [("engagement.pursue", False, Where("f", ""))]) == {
+        "engagement": {"pursue": False}}
+
+
+def test_baseline_defaults_to_the_first_variant_and_must_be_one(tmp_path):
+    assert load_comparison(comparison(tmp_path, VARIANTS.replace("weapn", "weapon")))[
+        "baseline"] == "power fist"
+    named = load_comparison(comparison(tmp_path, 'baseline = "power weapon"\n'
+                                                 + VARIANTS.replace("weapn", "weapon")))
+    assert named["baseline"] == "power weapon"
+    assert load_comparison(comparison(tmp_path, ""))["baseline"] == "base"
+    e = error_of(comparison(tmp_path, 'baseline = "chainsword"\n'
+                                      + VARIANTS.replace("weapn", "weapon")))
+    assert e.field == "baseline"
+    assert e.message == "must name one of the variants ('power fist', 'power weapon'), got 'chainsword'"
+
+
+def test_the_cli_prints_one_line_naming_the_variant(tmp_path):
+    path = comparison(tmp_path, VARIANTS)
+    run = subprocess.run([sys.executable, "-m", "odds", "compare", str(path), "--trials", "10"],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr.startswith(f'odds: error: {path}: variants[1] "power weapon": '
+                                 f'set."{SERGEANT}.equipment": attacker.models[1].equipment[1]: '
+                                 "unknown weapon 'power weapn'")
+    assert run.stderr.count("\n") == 1
