@@ -1,7 +1,10 @@
 """Small edits of TOML-shaped scenario data by path: ``attacker.models[1].equipment``.
 
 Paths are dotted keys with ``[i]`` list indexes; ``models[Veteran Sergeant]`` picks the model
-group of that name. Used by comparisons (variants, opponents) and sweeps.
+group of that name. Used by comparisons (variants, opponents) and sweeps. In a table of
+changes, a table value sets its keys one by one (:func:`leaves`): TOML reads
+``set = { engagement.pursue = false }`` as ``{"engagement": {"pursue": false}}``, which must
+change ``pursue`` alone, not replace the whole ``[engagement]`` table.
 """
 from __future__ import annotations
 
@@ -20,6 +23,18 @@ def apply(data: dict, edits) -> dict:
     for path, value, where in edits:
         set_path(data, path, copy.deepcopy(value), where)
     return data
+
+
+def leaves(changes: dict) -> list[tuple[str, object]]:
+    """``{path: value}`` with every non-empty table value opened into one change per key:
+    ``{"engagement": {"pursue": False}}`` -> ``[("engagement.pursue", False)]``."""
+    out = []
+    for path, value in changes.items():
+        if isinstance(value, dict) and value:
+            out += [(f"{path}.{key}", v) for key, v in leaves(value)]
+        else:
+            out.append((path, value))
+    return out
 
 
 def set_path(data: dict, path: str, value, where: Where) -> None:

@@ -138,3 +138,18 @@ def test_the_cli_prints_one_line_naming_the_variant(tmp_path):
                                  f'set."{SERGEANT}.equipment": attacker.models[1].equipment[1]: '
                                  "unknown weapon 'power weapn'")
     assert run.stderr.count("\n") == 1
+
+
+def test_a_dotted_key_in_set_changes_that_key_alone(tmp_path):
+    """TOML reads ``set = { engagement.pursue = false }`` as a nested table: it must change
+    ``pursue`` only, not replace ``[engagement]`` (the base's cover must stay)."""
+    base = tmp_path / "base.toml"
+    base.write_text(BASE.read_text(encoding="utf-8").replace(
+        "defender_in_cover = false", "defender_in_cover = true", 1), encoding="utf-8")
+    path = comparison(tmp_path, '[[variants]]\nname = "stay"\n'
+                                'set = { engagement.pursue = false }\n', base=base)
+    spec = load_comparison(path)
+    scenario = cell(spec["base"], spec["variants"]["stay"], {}, Where(str(path), ""))
+    assert scenario.engagement["pursue"] is False
+    assert scenario.engagement["defender_in_cover"] is True
+    assert spec["variants"]["stay"].edits[0][2].path == 'variants[0] "stay": set."engagement.pursue"'

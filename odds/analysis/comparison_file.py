@@ -16,7 +16,7 @@ from pathlib import Path
 from odds.core import schema as s
 from odds.core.data import read_toml
 from odds.errors import ScenarioError
-from odds.overrides import apply
+from odds.overrides import apply, leaves
 from odds.scenario import Scenario, from_dict, load
 
 SIDES = ("attacker", "defender")
@@ -101,7 +101,7 @@ def _changes(entry: dict, ruleset: str, path: Path, where: s.Where, key: str) ->
 def _written(changes: dict, where: s.Where, label: str) -> Changes:
     """A ``set`` table's changes, each named as written: ``set."attacker.models[0].count"``."""
     return Changes(tuple((p, v, s.Where(where.source, f"{label}set.{_quoted(p)}"))
-                         for p, v in changes.items()))
+                         for p, v in leaves(changes)))
 
 
 def _quoted(text: str) -> str:
@@ -131,7 +131,7 @@ def cell(base: Scenario, variant, opponent, where: s.Where) -> Scenario:
 def _edits(changes, where: s.Where) -> tuple:
     if isinstance(changes, Changes):
         return changes.edits
-    return tuple((p, v, where / p) for p, v in changes.items())
+    return tuple((p, v, where / p) for p, v in leaves(changes))
 
 
 def _blame(base: Scenario, edits: tuple, error: ScenarioError) -> ScenarioError:

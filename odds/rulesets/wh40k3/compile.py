@@ -6,14 +6,12 @@ from typing import NamedTuple
 import numpy as np
 
 from odds.core.binomial import cdf_tables
-from odds.errors import ScenarioError
 from odds.rulesets.wh40k3.rules import NO_SAVE, charts, fighting_weapon, weapons
 
 CONTACT, REACH, OUT = 0, 1, 2  # where a model stands (R0-2): in contact, within 2", beyond
 STRIKES_LAST, COVER = 0, 11    # step keys; initiative steps are I (1..10), R0-4
 NOBODY = 1 << 30               # "no limit" for the number of places in contact or within 2"
 FIRST, LATER = 0, 1            # round types: the charge round and the rest (R0-3, R0-4)
-MAX_GROUPS = 200               # model groups a side; the plan grows as groups squared
 
 
 class Plan(NamedTuple):
@@ -51,22 +49,8 @@ def p_roll(target: int) -> float:
     return max(0, 7 - target) / 6.0
 
 
-def check_group_count(scenario) -> None:
-    """At most MAX_GROUPS model groups a side: the plan's per-pair arrays grow as groups
-    squared (8 MB at the bound; its shared binomial tables stay under 15 MB whatever the
-    groups), so a plan stays far below 1 GB."""
-    for key in ("attacker", "defender"):
-        groups = len(scenario.side(key).models)
-        if groups > MAX_GROUPS:
-            raise ScenarioError(
-                f"has {groups} model groups; a side may have at most {MAX_GROUPS} (models with "
-                f"the same profile and equipment can be one group with a larger count)",
-                scenario.source, f"{key}.models")
-
-
 def compile_plan(scenario) -> Plan:
     """The plan for one scenario (already checked by :func:`odds.scenario.from_dict`)."""
-    check_group_count(scenario)
     to_hit, to_wound = charts()
     table = weapons(scenario)
     sides = [scenario.attacker, scenario.defender]

@@ -60,6 +60,8 @@ WEAPON_KEYS = {
     "points": (s.number(0), 0),
 }
 
+MAX_GROUPS = 200  # model groups a side: the plan's per-pair arrays grow as groups squared
+
 NORMAL = "none"  # fights_with value: decline every special weapon (R0-2)
 
 
@@ -127,6 +129,7 @@ def points(scenario, which: str) -> float | None:
 
 def check(scenario) -> None:
     """Cross-field checks: weapons known and usable, cover, places (R0-1, R0-2, R0-4)."""
+    _check_group_count(scenario)
     table = weapons(scenario)
     for key in ("attacker", "defender"):
         side = scenario.side(key)
@@ -149,6 +152,19 @@ def check(scenario) -> None:
     if e["charge_through_difficult_terrain"] and e["charge_distance"] is None:
         raise ScenarioError("needs engagement.charge_distance (inches to the enemy)",
                             scenario.source, "engagement.charge_through_difficult_terrain")
+
+
+def _check_group_count(scenario) -> None:
+    """At most MAX_GROUPS model groups a side: the plan's per-pair arrays grow as groups
+    squared (8 MB at the bound; its shared binomial tables stay under 15 MB whatever the
+    groups), so a plan stays far below 1 GB."""
+    for key in ("attacker", "defender"):
+        groups = len(scenario.side(key).models)
+        if groups > MAX_GROUPS:
+            raise ScenarioError(
+                f"has {groups} model groups; a side may have at most {MAX_GROUPS} (models with "
+                f"the same profile and equipment can be one group with a larger count)",
+                scenario.source, f"{key}.models")
 
 
 def _check_group(group, table: dict[str, Weapon], where: s.Where) -> None:
