@@ -38,7 +38,8 @@ class Comparison:
     ``baseline`` variant against the same opponent (``<column>_diff``, ``_diff_low``,
     ``_diff_high``: variant minus baseline, with a 95% interval from the paired fights),
     ``paired_trials`` (how many fights were paired) and ``identical_to`` (the first earlier
-    cell whose every fight came out exactly the same, or None)."""
+    cell whose every fight came out exactly the same, as "'variant' vs 'opponent'"; missing,
+    NaN, when there is none)."""
 
     name: str
     frame: object  # pandas.DataFrame, tidy: one row per variant x opponent
@@ -154,7 +155,8 @@ def _notes(f, paired: bool) -> list[str]:
     if "identical_to" in f:
         notes += [f"note: {r.variant!r} vs {r.opponent!r} played exactly the same fights as "
                   f"{r.identical_to} (identical per-fight records): its changes make no "
-                  f"difference there" for r in f.itertuples(index=False) if r.identical_to]
+                  f"difference there" for r in f.itertuples(index=False)
+                  if isinstance(r.identical_to, str)]
     if paired and (f["paired_trials"] < f["trials"]).any():
         notes.append("note: cells stopped at different counts; each difference pairs only the "
                      "fights a variant and its baseline both played (column paired_trials)")
