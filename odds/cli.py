@@ -48,7 +48,8 @@ def _parser() -> argparse.ArgumentParser:
     from odds import __version__
     from odds.rulesets import RULESETS
 
-    parser = _Parser(prog="odds", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="odds", description="Monte Carlo combat odds for tabletop wargame "
+                     "melee: simulate a scenario, compare loadouts, sweep a parameter.")
     parser.add_argument("--version", action="version", version=f"odds {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 

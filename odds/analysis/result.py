@@ -55,12 +55,22 @@ def mean_keys(columns: tuple[str, ...]) -> dict[str, str]:
     return {**MEANS, **{c: f"{c}_mean" for c in columns[len(COLUMNS):] if c not in FLAGS}}
 
 
+def _outcome_of_code() -> np.ndarray:
+    """[outcome, winner * len(ENDS) + end]: whether that record code counts for the outcome."""
+    table = np.zeros((len(OUTCOMES), len(WINNERS) * len(ENDS)), bool)
+    for i, cells in enumerate(OUTCOMES.values()):
+        table[i, [w * len(ENDS) + e for w, e in cells]] = True
+    return table
+
+
+_OUTCOME_OF_CODE = _outcome_of_code()
+
+
 def indicators(record: np.ndarray, columns: tuple[str, ...]) -> dict[str, np.ndarray]:
     """Per fight of a record (columns x fights), whether each probability of
     :meth:`Result.counts` happened: the same keys, so paired fights can be compared."""
     code = record[0].astype(np.int64) * len(ENDS) + record[1]
-    out = {key: np.isin(code, [w * len(ENDS) + e for w, e in cells])
-           for key, cells in OUTCOMES.items()}
+    out = dict(zip(OUTCOMES, _OUTCOME_OF_CODE[:, code]))
     out.update({c: record[columns.index(c)] > 0 for c in flags(columns)})
     return out
 
