@@ -92,7 +92,18 @@ def test_identical_cells_are_flagged_with_exactly_zero_difference(marines_vs_boy
     assert pd.isna(f.loc["ws5", "boyz"]["identical_to"])
     assert f.loc["ws5", "boyz"]["attacker_wins_diff_high"] > f.loc["ws5", "boyz"][
         "attacker_wins_diff_low"]
-    assert "'priced' vs 'boyz' played exactly the same fights as 'fist' vs 'boyz'" in str(grid)
+    text = str(grid)
+    assert "note: 'priced' played exactly the same fights as 'fist' against every opponent" in text
+    assert ("note: against 'priced boyz', every variant played exactly the same fights as "
+            "against 'boyz'") in text
+    table = [line for line in text.splitlines() if line.startswith("priced ")]
+    assert [line.count("same fights") for line in table] == [2, 2, 0, 0]  # odds, then means
+    grid = odds.compare(marines_vs_boyz, {"fist": {}, "ws5": VARIANTS["ws5"]},
+                        {"boyz": {}, "ws5 anyway": VARIANTS["ws5"]}, trials=500)
+    text = str(grid)  # both cells are the sergeant at WS 5 against the Boyz
+    assert ("note: 'ws5' vs 'boyz' played exactly the same fights as 'fist' vs 'ws5 anyway' "
+            "(identical per-fight records") in text
+    assert grid.frame.iloc[3]["identical_to"] == "'fist' vs 'ws5 anyway'"
 
 
 def test_precision_cells_stop_apart_and_pair_over_the_common_prefix(marines_vs_boyz):

@@ -121,6 +121,7 @@ def grid_text(f, keys: list[str], paired: bool, precision: float | None) -> list
     diffs = [k for k in ("attacker_wins", "defender_wins") if paired]
     mean_keys = [k for k in f.columns if k == "mean_rounds" or k.endswith("_mean")]
     points = [k for k in ("points_ratio", "wins_per_100_points") if f[k].notna().any()]
+    cls = _classes(f) if paired else {}
     odds_rows, means_rows = [], []
     for r in f.to_dict("records"):
         names = [str(r[k]) for k in keys]
@@ -128,9 +129,10 @@ def grid_text(f, keys: list[str], paired: bool, precision: float | None) -> list
         for key in shown:
             row.append(report.with_interval(r[key], r[f"{key}_low"], r[f"{key}_high"]))
             if key in diffs:
-                row.append("(baseline)" if r["variant"] == r["baseline"] else
-                           report.signed_interval(r[f"{key}_diff"], r[f"{key}_diff_low"],
-                                                  r[f"{key}_diff_high"]))
+                row.append("(baseline)" if r["variant"] == r["baseline"] else "same fights"
+                           if cls[r["variant"], r["opponent"]] == cls[r["baseline"], r["opponent"]]
+                           else report.signed_interval(r[f"{key}_diff"], r[f"{key}_diff_low"],
+                                                       r[f"{key}_diff_high"]))
         odds_rows.append(row)
         whole, sides = side_means({k: r[k] for k in mean_keys})
         means_rows.append(names + [report.number(v) for _, v in whole]
@@ -149,14 +151,40 @@ def grid_text(f, keys: list[str], paired: bool, precision: float | None) -> list
     return lines + _notes(f, paired)
 
 
+def _classes(f) -> dict:
+    """(variant, opponent) -> its class of identical cells, named by the class's first cell
+    (what ``identical_to`` names; a cell identical to none is a class of its own)."""
+    return {(r["variant"], r["opponent"]): r["identical_to"] if isinstance(r["identical_to"], str)
+            else f"{r['variant']!r} vs {r['opponent']!r}" for r in f.to_dict("records")}
+
+
 def _notes(f, paired: bool) -> list[str]:
-    """Notes under the tables: identical cells, and pairing over a common prefix."""
+    """Notes under the tables: identical cells (whole variants or opponents at once where
+    they are), and pairing over a common prefix."""
     notes = []
     if "identical_to" in f:
-        notes += [f"note: {r.variant!r} vs {r.opponent!r} played exactly the same fights as "
-                  f"{r.identical_to} (identical per-fight records): its changes make no "
-                  f"difference there" for r in f.itertuples(index=False)
-                  if isinstance(r.identical_to, str)]
+        same = "(identical per-fight records: the changes between them make no difference"
+        cls = _classes(f)
+        variants, opponents = list(dict.fromkeys(f["variant"])), list(dict.fromkeys(f["opponent"]))
+        told = set()
+        for i, v in enumerate(variants):
+            twin = next((u for u in variants[:i]
+                         if all(cls[v, o] == cls[u, o] for o in opponents)), None)
+            if twin is not None:
+                told |= {(v, o) for o in opponents}
+                every = " against every opponent" * (len(opponents) > 1)
+                notes.append(f"note: {v!r} played exactly the same fights as {twin!r}{every} "
+                             f"{same})")
+        for i, o in enumerate(opponents):
+            twin = next((p for p in opponents[:i]
+                         if all(cls[v, o] == cls[v, p] for v in variants)), None)
+            if twin is not None:
+                told |= {(v, o) for v in variants}
+                notes.append(f"note: against {o!r}, every variant played exactly the same "
+                             f"fights as against {twin!r} {same})")
+        notes += [f"note: {v!r} vs {o!r} played exactly the same fights as {cls[v, o]} {same} "
+                  f"there)" for (v, o) in cls if cls[v, o] != f"{v!r} vs {o!r}"
+                  and (v, o) not in told]
     if paired and (f["paired_trials"] < f["trials"]).any():
         notes.append("note: cells stopped at different counts; each difference pairs only the "
                      "fights a variant and its baseline both played (column paired_trials)")
