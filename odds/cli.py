@@ -343,6 +343,7 @@ def _scalar(text: str):
 def _validate(args) -> int:
     from odds.analysis.compare import check_baseline
     from odds.analysis.comparison_file import is_comparison, load_comparison
+    from odds.analysis.report import count
     from odds.scenario import load
 
     for path in args.files:
@@ -351,7 +352,8 @@ def _validate(args) -> int:
             check_baseline(spec["variants"], spec.get("baseline"), path)
             base = spec["base"]
             print(f"{path}: ok (comparison, {base.ruleset}, {spec['name']!r}, "
-                  f"{len(spec['variants'])} variants x {len(spec['opponents'])} opponents, "
+                  f"{count(len(spec['variants']), 'variant')} x "
+                  f"{count(len(spec['opponents']), 'opponent')}, "
                   f"base {base.source})")
         else:
             sc = load(path)

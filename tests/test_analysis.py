@@ -246,7 +246,7 @@ def test_short_reprs(marines_vs_boyz):
     grid = odds.compare(marines_vs_boyz, {"a": {}, "b": {"attacker.models[0].count": 5}},
                         trials=500)
     assert repr(grid).startswith("<Comparison 'Assault Marines charge Ork Boyz' [wh40k3]: "
-                                 "2 variants x 1 opponents, 500 fights per cell, seed 1; "
+                                 "2 variants x 1 opponent, 500 fights per cell, seed 1; "
                                  "attacker wins ")
     assert repr(grid).count("\n") == 0 and "variant" in str(grid)
     curve = odds.sweep(marines_vs_boyz, "defender.models[0].count", [10, 20], trials=500)

@@ -92,20 +92,24 @@ class Comparison:
 
     def __repr__(self) -> str:
         f = self.frame
-        return (f"<Comparison {self.name!r} [{f['ruleset'].iloc[0]}]: {len(self.variants)} "
-                f"variants x {len(self.opponents)} opponents, "
+        return (f"<Comparison {self.name!r} [{f['ruleset'].iloc[0]}]: "
+                f"{report.count(len(self.variants), 'variant')} x "
+                f"{report.count(len(self.opponents), 'opponent')}, "
                 f"{report.runs(list(f['trials']), int(f['seed'].iloc[0]), 'cell')}; attacker "
                 f"wins {_span(f['attacker_wins'])}>")
 
     def __str__(self) -> str:
         f = self.frame
-        lines = [report.title(self.name, f["ruleset"].iloc[0]),
-                 f"{len(self.variants)} variants x {len(self.opponents)} opponents; "
-                 f"differences from the baseline {self.baseline!r} in percentage points, "
-                 f"paired fight by fight",
+        paired = len(self.variants) > 1
+        shape = (f"{report.count(len(self.variants), 'variant')} x "
+                 f"{report.count(len(self.opponents), 'opponent')}")
+        if paired:
+            shape += (f"; differences from the baseline {self.baseline!r} in percentage "
+                      f"points, paired fight by fight")
+        lines = [report.title(self.name, f["ruleset"].iloc[0]), shape,
                  report.runs(list(f["trials"]), int(f["seed"].iloc[0]), "cell", self.precision,
                              list(f["precision_met"])), ""]
-        lines += grid_text(f, ["variant", "opponent"], paired=True, precision=self.precision)
+        lines += grid_text(f, ["variant", "opponent"], paired=paired, precision=self.precision)
         return "\n".join(lines)
 
 

@@ -27,6 +27,11 @@ def number(x: float, digits: int = 2) -> str:
     return "inf" if math.isinf(x) else f"{x:.{digits}f}"
 
 
+def count(n: int, noun: str) -> str:
+    """``1 variant``, ``3 variants``."""
+    return f"{n:,} {noun}{'s' * (n != 1)}"
+
+
 def title(name: str, ruleset: str) -> str:
     return f"{name}  [{ruleset}]"
 

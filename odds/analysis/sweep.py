@@ -56,7 +56,7 @@ class Sweep:
 
     def __repr__(self) -> str:
         f = self.frame
-        return (f"<Sweep of {self.path} over {len(f)} values of {f['scenario'].iloc[0]!r} "
+        return (f"<Sweep of {self.path} over {report.count(len(f), 'value')} of {f['scenario'].iloc[0]!r} "
                 f"[{f['ruleset'].iloc[0]}]: {report.runs(list(f['trials']), int(f['seed'].iloc[0]), 'value')}>")
 
     def __str__(self) -> str:
