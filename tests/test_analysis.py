@@ -227,8 +227,12 @@ def test_per_ruleset_columns_by_hand(marines_vs_boyz):
     assert summary.loc["pushed", "kind"] == "probability"
     assert summary.loc["exchanges_mean", "value"] == pytest.approx(10 / 6)
     out = result.to_dict()
-    assert out["pushed"] == 2 / 6 and out["pushed_ci95"] == [lo, hi]
-    assert out["exchanges_mean"] == pytest.approx(10 / 6) and out["attacker_wins"] == 0.5
+    own = out["ruleset_outcomes"]
+    assert own["pushed"] == 2 / 6 and own["pushed_ci95"] == [lo, hi]
+    assert own["exchanges_mean"] == pytest.approx(10 / 6) and out["attacker_wins"] == 0.5
+    plain = Result(result.scenario, Tally(COLUMNS), seed=0)
+    plain.tally.add(np.array(FIGHTS, dtype=np.int32).T)
+    assert set(plain.to_dict()) == set(out) and plain.to_dict()["ruleset_outcomes"] == {}
     text = str(result)
     assert "pushed" in text and "33.33%" in text and "mean exchanges" in text
     # the yes/no columns do not count towards the precision target

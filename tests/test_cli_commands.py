@@ -167,15 +167,15 @@ def test_per_ruleset_columns_in_table_json_and_csv(capsys, tmp_path):
     assert tidy.loc["attacker_shaken", "kind"] == "probability"
     assert tidy.loc["attacker_shaken", "ci95_low"] <= tidy.loc["attacker_shaken", "value"]
     code, out, _ = run(capsys, "simulate", PIKES, "--trials", 2000, "--json")
-    data = json.loads(out)
+    own = json.loads(out)["ruleset_outcomes"]
     result = odds.simulate(PIKES, trials=2000)
-    assert data["attacker_shaken"] == result.counts()["attacker_shaken"] / 2000
-    assert data["sweeping_advance_ci95"][0] <= data["sweeping_advance"]
+    assert own["attacker_shaken"] == result.counts()["attacker_shaken"] / 2000
+    assert own["sweeping_advance_ci95"][0] <= own["sweeping_advance"]
     mordheim = SCENARIOS / "mordheim_two_on_one.toml"
     code, out, _ = run(capsys, "simulate", mordheim, "--trials", 1000, "--json")
-    data = json.loads(out)
-    assert {"attacker_parries_mean", "defender_knocked_down_mean", "defender_stunned_mean",
-            "attacker_criticals_mean"} <= set(data)
+    assert set(json.loads(out)["ruleset_outcomes"]) == {
+        f"{side}_{what}_mean" for side in ("attacker", "defender")
+        for what in ("knocked_down", "stunned", "parries", "criticals")}
     code, out, _ = run(capsys, "simulate", mordheim, "--trials", 1000)
     assert "knocked down" in out and "parries" in out and "criticals" in out
 

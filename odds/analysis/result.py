@@ -206,13 +206,23 @@ class Result:
         return frame
 
     def to_dict(self) -> dict:
-        """The headline numbers as plain JSON-ready data (the CLI's ``--json``)."""
-        probs = self.probabilities()
+        """The headline numbers as plain JSON-ready data (the CLI's ``--json``).
+
+        The top-level keys are the same in every ruleset: each outcome probability, its
+        ``_ci95`` as [low, high], and the shared means. The ruleset's own columns (e.g.
+        ``attacker_shaken`` with its ``_ci95``, ``attacker_parries_mean``) are under
+        ``ruleset_outcomes`` (empty where a ruleset has none)."""
+        probs, means = self.probabilities(), self.means()
         out = {"scenario": self.scenario.name, "ruleset": self.scenario.ruleset,
                "trials": self.trials, "seed": self.seed}
-        out.update({k: p for k, (p, _, _) in probs.items()})
-        out.update(self.means())
-        out.update({f"{k}_ci95": [lo, hi] for k, (_, lo, hi) in probs.items()})
+        out.update({k: probs[k][0] for k in OUTCOMES})
+        out.update({k: means[k] for k in MEANS.values()})
+        out.update({f"{k}_ci95": list(probs[k][1:]) for k in OUTCOMES})
+        own = {}
+        for key in flags(self.tally.columns):
+            own.update({key: probs[key][0], f"{key}_ci95": list(probs[key][1:])})
+        own.update({k: v for k, v in means.items() if k not in MEANS.values()})
+        out["ruleset_outcomes"] = own
         if self.precision is not None:
             out["precision"] = self.precision
         if self.precision_met is not None:
