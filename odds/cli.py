@@ -2,161 +2,402 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
+from pathlib import Path
 
 from odds.errors import ScenarioError
 
 EXIT_BAD_INPUT = 2
 
 
+class UsageError(Exception):
+    """A mistake in the command line itself (an option, an argument): one line, exit 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with errors as one line ``odds: error: ...`` (exit 2) instead of the usage."""
+
+    def error(self, message: str):
+        raise UsageError(f"{message.removeprefix('argument ')} (see `{self.prog} --help`)")
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="odds", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-
-    sim = sub.add_parser("simulate", help="play a scenario's fights and print the odds")
-    sim.add_argument("scenario", help="scenario TOML file (see `odds examples`)")
-    _common(sim)
-    sim.add_argument("--json", action="store_true", help="print one JSON object on stdout")
-
-    cmp = sub.add_parser("compare", help="play every variant against every opponent")
-    cmp.add_argument("comparison", help="comparison TOML file (base, variants, opponents)")
-    _common(cmp)
-    cmp.add_argument("--json", action="store_true", help="print the grid as JSON records")
-
-    swp = sub.add_parser("sweep", help="play a scenario for each value of one parameter")
-    swp.add_argument("scenario", help="scenario TOML file")
-    swp.add_argument("path", help="what to vary, e.g. defender.models[0].count")
-    swp.add_argument("values", help="comma-separated values, or a range FIRST..LAST[..STEP]")
-    _common(swp)
-
-    sub.add_parser("examples", help="list the bundled example scenarios and comparisons")
-    args = parser.parse_args(argv)
     try:
-        if args.command == "examples":
-            return _examples()
-        return {"simulate": _simulate, "compare": _compare, "sweep": _sweep}[args.command](args)
-    except ScenarioError as e:
-        print(f"odds: error: {e}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        args = _parser().parse_args(argv)
+    except UsageError as e:
+        return _fail(str(e))
+    except SystemExit as e:  # --help, --version
+        return e.code or 0
+    try:
+        return COMMANDS[args.command](args)
+    except (ScenarioError, UsageError) as e:
+        return _fail(str(e))
     except BrokenPipeError:  # e.g. `odds simulate ... | head`: the reader has gone
         sys.stdout = open(os.devnull, "w")
         return 0
 
 
-def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--trials", type=_whole(1), help="fights to play (default: the file's)")
-    p.add_argument("--seed", type=_whole(0), help="random seed (default: the file's)")
-    p.add_argument("--threads", type=_whole(1), help="threads (default: all cores)")
-    p.add_argument("--precision", type=_fraction, metavar="HALF_WIDTH",
-                   help="play until every headline 95%% interval is at most this wide on each "
+def _fail(message: str) -> int:
+    print(f"odds: error: {message}", file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
+def _parser() -> argparse.ArgumentParser:
+    from odds import __version__
+    from odds.rulesets import RULESETS
+
+    parser = _Parser(prog="odds", description="Monte Carlo combat odds for tabletop wargame "
+                     "melee: simulate a scenario, compare loadouts, sweep a parameter.")
+    parser.add_argument("--version", action="version", version=f"odds {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    sim = sub.add_parser("simulate", help="play a scenario's fights and print the odds")
+    sim.add_argument("scenario", help="scenario TOML file (see `odds examples`)")
+    _common(sim)
+
+    cmp = sub.add_parser("compare", help="play every variant against every opponent")
+    cmp.add_argument("comparison", help="comparison TOML file (base, variants, opponents)")
+    cmp.add_argument("--baseline", metavar="VARIANT",
+                     help="the variant the others are measured against (default: the file's "
+                          "baseline, else its first variant)")
+    _common(cmp, metric=True)
+
+    swp = sub.add_parser("sweep", help="play a scenario for each value of one parameter")
+    swp.add_argument("scenario", help="scenario TOML file")
+    swp.add_argument("path", help="what to vary, e.g. defender.models[0].count")
+    swp.add_argument("values", help="comma-separated values (5,10,20), or a range of whole "
+                                    "numbers FIRST..LAST or FIRST..LAST..STEP (10..40..5)")
+    _common(swp, metric=True)
+
+    val = sub.add_parser("validate", help="check scenario or comparison files without playing")
+    val.add_argument("files", nargs="+", metavar="FILE", help="scenario or comparison TOML files")
+
+    ex = sub.add_parser("examples", help="list the bundled example scenarios and comparisons")
+    ex.add_argument("--kind", choices=("scenario", "comparison"), help="only files of this kind")
+    ex.add_argument("--paths", action="store_true",
+                    help="bare paths, one a line (for shell loops)")
+
+    sub.add_parser("rulesets", help="list the rulesets a scenario may name")
+    wpn = sub.add_parser("weapons", help="list what a scenario of one ruleset may name: "
+                                         "weapons, armour, special rules")
+    wpn.add_argument("ruleset", choices=RULESETS, metavar="RULESET",
+                     help=f"one of {', '.join(RULESETS)}")
+    return parser
+
+
+def _common(p: argparse.ArgumentParser, metric: bool = False) -> None:
+    """The options simulate, compare and sweep share."""
+    from odds.scenario import SIMULATION
+
+    trials, seed = SIMULATION["trials"][0], SIMULATION["seed"][0]
+    p.add_argument("--trials", type=_checked("--trials", trials, int),
+                   help="fights to play, 1 to 10^12 (default: the file's)")
+    p.add_argument("--seed", type=_checked("--seed", seed, int),
+                   help="random seed, 0 to 2^63-1 (default: the file's)")
+    p.add_argument("--threads", type=_checked("--threads", _at_least_one, int),
+                   help="threads (default: all cores; more than the cores are capped)")
+    p.add_argument("--precision", type=_checked("--precision", _half_width, float),
+                   metavar="HALF_WIDTH",
+                   help="play until every outcome's 95%% interval is at most this wide on each "
                         "side (e.g. 0.005), instead of a fixed number of trials")
-    p.add_argument("--max-trials", type=_whole(1), default=100_000_000,
-                   help="trial cap for --precision (default 100,000,000)")
-    p.add_argument("--csv", metavar="FILE", help="write tidy CSV")
-    p.add_argument("--plot", metavar="FILE.png", help="write the charts")
+    p.add_argument("--max-trials", type=_checked("--max-trials", trials, int),
+                   help="fights at most per run with --precision (default 100,000,000)")
+    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    p.add_argument("--csv", metavar="FILE", help="write tidy CSV (- for standard output, "
+                                                 "instead of the table)")
+    p.add_argument("--plot", metavar="FILE.png", help="write the chart(s) (.png, .svg, .pdf...)")
+    if metric:
+        p.add_argument("--metric", metavar="COLUMN",
+                       help="the column --plot draws: a probability or a mean, e.g. "
+                            "defender_wins, mean_rounds (default attacker_wins)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _checked(option: str, check, kind):
+    """An argparse type: ``kind`` from the text, then ``check(value, where)``, errors naming
+    the option (``--trials: must be from 1 to ...``)."""
+    from odds.core.schema import Where
+
+    def parse(text: str):
+        try:
+            value = kind(text.replace("_", "").replace(",", "") if kind is int else text)
+        except ValueError:
+            noun = "a whole number" if kind is int else "a number"
+            raise argparse.ArgumentTypeError(f"must be {noun}, got {text!r}") from None
+        try:
+            return check(value, Where(option, ""))
+        except ScenarioError as e:
+            raise argparse.ArgumentTypeError(e.message) from None
+
+    return parse
+
+
+def _at_least_one(value: int, where) -> int:
+    if value < 1:
+        raise where.error(f"must be at least 1, got {value}")
+    return value
+
+
+def _half_width(value: float, where) -> float:
+    if not 0 < value < 0.5:  # also rejects nan
+        raise where.error(f"must be between 0 and 0.5, got {value}")
+    return value
+
+
+def _run_options(args) -> dict:
+    """The shared run options, after the checks that span options."""
+    if args.precision is not None and args.trials is not None:
+        raise UsageError("--trials and --precision: give one (with --precision, --max-trials "
+                         "caps the fights)")
+    if args.max_trials is not None and args.precision is None:
+        raise UsageError("--max-trials caps a --precision run; without --precision give "
+                         "--trials")
+    if args.csv == "-" and args.json:
+        raise UsageError("--csv - and --json both write to standard output: give one")
+    for option, path in (("--csv", args.csv), ("--plot", args.plot)):
+        if path is not None and path != "-":
+            _check_writable(option, Path(path))
+    if args.plot == "-":
+        raise UsageError("--plot: give a file name, e.g. odds.png")
+    if args.plot is not None:
+        _check_image(Path(args.plot))
+    from odds.analysis.compare import MAX_TRIALS
+
+    return dict(trials=args.trials, seed=args.seed, threads=args.threads,
+                precision=args.precision, max_trials=args.max_trials or MAX_TRIALS,
+                progress=not args.quiet)
+
+
+def _check_writable(option: str, path: Path) -> None:
+    """Before any fight: the file can be written (its folder exists, it is not a folder)."""
+    folder = path.parent
+    code = (errno.ENOENT if not folder.is_dir() else errno.EISDIR if path.is_dir()
+            else errno.EACCES if not os.access(folder, os.W_OK)
+            or (path.exists() and not os.access(path, os.W_OK)) else None)
+    if code is not None:
+        raise UsageError(f"{option}: cannot write {str(path)!r}: {os.strerror(code)}")
+
+
+def _check_image(path: Path) -> None:
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if path.suffix[1:].lower() not in formats:
+        raise UsageError(f"--plot: name the image with one of the extensions "
+                         f"{', '.join('.' + f for f in sorted(formats))}; got {str(path)!r}")
+
+
+def _write(option: str, path: str, writer) -> None:
+    """Write one output file; an OS error names the option, the file and the reason."""
+    try:
+        writer(path)
+    except OSError as e:
+        reason = e.strerror or str(e)
+        raise UsageError(f"{option}: cannot write {path!r}: {reason}") from None
+
+
+def _emit(args, outcome, figure) -> int:
+    """The shared outputs: --csv, --plot, then the table or --json on stdout."""
+    if args.csv == "-":
+        outcome.to_csv(sys.stdout)
+    elif args.csv:
+        _write("--csv", args.csv, outcome.to_csv)
+    if args.plot:
+        _write("--plot", args.plot, figure().savefig)
+    if args.json:
+        print(outcome.to_json())
+    elif args.csv != "-":
+        print(outcome)
+    return 0
+
+
+def _check_kind(path: str, wanted: str, command: str) -> None:
+    """The file is what the command plays: a scenario, or a comparison."""
+    from odds.analysis.comparison_file import is_comparison
+
+    kind = "comparison" if is_comparison(Path(path)) else "scenario"
+    if kind == wanted:
+        return
+    if kind == "scenario":
+        raise ScenarioError("is a scenario (it names a ruleset), not a comparison: `odds "
+                            "compare` needs a comparison file with base = \"SCENARIO.toml\" "
+                            "and [[variants]] / [[opponents]] (see `odds examples --kind "
+                            f"comparison`); to play this scenario: odds simulate {path}", path)
+    raise ScenarioError(f"is a comparison (it has a base and no ruleset), not a scenario: `odds "
+                        f"{command}` needs a scenario file; to play this comparison: odds "
+                        f"compare {path}", path)
+
+
+def _metric(args, scenario, paired: bool) -> str:
+    """The column --plot draws (checked before any fight), attacker_wins by default."""
+    from odds.analysis.compare import metrics
+
+    if args.metric is None:
+        return "attacker_wins"
+    if args.plot is None:
+        raise UsageError("--metric chooses the column --plot draws: give --plot too")
+    metric, columns = args.metric, metrics(scenario, paired)
+    if metric not in columns:
+        import difflib
+
+        near = difflib.get_close_matches(metric, columns, n=3)
+        hint = f"; did you mean {', '.join(near)}?" if near else ""
+        raise UsageError(f"--metric: no column {metric!r}{hint} (a probability such as "
+                         f"attacker_wins, or a mean such as mean_rounds; see the --csv header)")
+    return metric
 
 
 def _simulate(args) -> int:
     from odds.api import simulate
 
-    result = simulate(args.scenario, trials=args.trials, seed=args.seed, threads=args.threads,
-                      precision=args.precision, max_trials=args.max_trials,
-                      progress=not args.quiet and not args.json)
-    _write(args.csv, result.to_csv)
-    if args.plot:
+    _check_kind(args.scenario, "scenario", "simulate")
+    options = _run_options(args)
+    if options["precision"] is None:
+        options.pop("max_trials")
+    result = simulate(args.scenario, **options)
+    if result.precision is None:
+        result.precision = args.precision
+
+    def figure():
         from odds.plots import result_figure
 
-        _write(args.plot, result_figure(result).savefig)
-    print(result.to_json() if args.json else result)
-    return 0
+        return result_figure(result)
+
+    return _emit(args, result, figure)
 
 
 def _compare(args) -> int:
-    from odds.analysis.compare import compare
+    from odds.analysis.compare import check_baseline, compare
+    from odds.analysis.comparison_file import load_comparison
 
-    comparison = compare(args.comparison, trials=args.trials, seed=args.seed,
-                         threads=args.threads, precision=args.precision,
-                         progress=not args.quiet and not args.json)
-    _write(args.csv, comparison.to_csv)
-    if args.plot:
-        _write(args.plot, comparison.heatmap().figure.savefig)
-    print(comparison.frame.to_json(orient="records", indent=2) if args.json else comparison)
-    return 0
+    _check_kind(args.comparison, "comparison", "compare")
+    options = _run_options(args)
+    spec = load_comparison(args.comparison)
+    if args.baseline is not None:
+        check_baseline(spec["variants"], args.baseline, "--baseline", field="")
+    metric = _metric(args, spec["base"], paired=True)
+    comparison = compare(args.comparison, baseline=args.baseline, **options)
+    return _emit(args, comparison, lambda: comparison.heatmap(metric).figure)
 
 
 def _sweep(args) -> int:
     from odds.analysis.sweep import sweep
+    from odds.scenario import load
 
-    result = sweep(args.scenario, args.path, _values(args.values), trials=args.trials,
-                   seed=args.seed, threads=args.threads, precision=args.precision)
-    _write(args.csv, result.to_csv)
-    if args.plot:
-        _write(args.plot, result.plot().figure.savefig)
-    f = result.frame
-    print(f[["value", "attacker_wins", "attacker_wins_low", "attacker_wins_high",
-             "mean_rounds", "attacker_losses_mean", "defender_losses_mean"]]
-          .to_string(index=False, float_format="{:.4f}".format))
-    return 0
-
-
-def _write(path, writer) -> None:
-    if path:
-        try:
-            writer(path)
-        except OSError as e:
-            raise ScenarioError(f"cannot write: {e.strerror}", path) from None
+    _check_kind(args.scenario, "scenario", "sweep")
+    options = _run_options(args)
+    values = _values(args.values)
+    metric = _metric(args, load(args.scenario), paired=False)
+    result = sweep(args.scenario, args.path, values, **options)
+    return _emit(args, result, lambda: result.plot(metric).figure)
 
 
 def _values(text: str) -> list:
     """"5,10,20" -> [5, 10, 20]; "5..30..5" -> [5, 10, ..., 30]; words stay strings."""
+    from odds.analysis.sweep import MAX_VALUES
+
+    def bad(why: str) -> UsageError:
+        return UsageError(f"VALUES {text!r}: {why}")
+
     if ".." in text:
+        parts = text.split("..")
+        if len(parts) > 3:
+            raise bad("a range is FIRST..LAST or FIRST..LAST..STEP, with at most three parts")
         try:
-            first, last, *step = (int(x) for x in text.split(".."))
+            first, last, step = (int(p.strip()) for p in parts + ["1"] * (3 - len(parts)))
         except ValueError:
-            raise ScenarioError(f"a range is FIRST..LAST[..STEP] in whole numbers, got {text!r}",
-                                "command line", "values") from None
-        return list(range(first, last + 1, step[0] if step else 1))
-    return [_scalar(v.strip()) for v in text.split(",") if v.strip()]
+            raise bad("a range is FIRST..LAST or FIRST..LAST..STEP in whole numbers; list "
+                      "other values with commas") from None
+        if step < 1:
+            raise bad(f"the STEP must be a whole number of at least 1, got {step}")
+        if first > last:
+            raise bad(f"FIRST must not be above LAST ({first} > {last})")
+        count = (last - first) // step + 1
+        if count > MAX_VALUES:
+            raise bad(f"{count:,} values; a sweep has at most {MAX_VALUES:,}")
+        return list(range(first, last + 1, step))
+    items = [v.strip() for v in text.split(",")]
+    if not all(items):
+        raise bad("an empty value (two commas in a row, or one at an end)")
+    if len(items) > MAX_VALUES:
+        raise bad(f"{len(items):,} values; a sweep has at most {MAX_VALUES:,}")
+    return [_scalar(v) for v in items]
 
 
 def _scalar(text: str):
+    """A value as TOML would read it: a whole number, a finite number, true/false, or text."""
+    import math
+
     for kind in (int, float):
         try:
-            return kind(text)
+            value = kind(text)
         except ValueError:
-            pass
+            continue
+        if math.isfinite(value):
+            return value
     return {"true": True, "false": False}.get(text, text)
 
 
-def _examples() -> int:
-    from odds.core.data import data_path
+def _validate(args) -> int:
+    from odds.analysis.compare import check_baseline
+    from odds.analysis.comparison_file import is_comparison, load_comparison
+    from odds.analysis.report import count
+    from odds.scenario import load
 
-    for folder in ("scenarios", "comparisons"):
-        for path in sorted(data_path(folder).glob("*.toml")):
-            print(path)
+    for path in args.files:
+        if is_comparison(Path(path)):
+            spec = load_comparison(path)
+            check_baseline(spec["variants"], spec.get("baseline"), path)
+            base = spec["base"]
+            print(f"{path}: ok (comparison, {base.ruleset}, {spec['name']!r}, "
+                  f"{count(len(spec['variants']), 'variant')} x "
+                  f"{count(len(spec['opponents']), 'opponent')}, "
+                  f"base {base.source})")
+        else:
+            sc = load(path)
+            print(f"{path}: ok (scenario, {sc.ruleset}, {sc.name!r}, "
+                  f"{sc.simulation['trials']:,} fights, seed {sc.simulation['seed']})")
     return 0
 
 
-def _whole(least: int):
-    def parse(text: str) -> int:
-        try:
-            value = int(text.replace("_", ""))
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
-        if value < least:
-            raise argparse.ArgumentTypeError(f"must be at least {least}, got {value}")
-        return value
+def _examples(args) -> int:
+    from odds.analysis.comparison_file import is_comparison
+    from odds.analysis.report import table
+    from odds.core.data import data_path, read_toml
 
-    return parse
+    rows = []
+    for folder in ("scenarios", "comparisons"):
+        for path in sorted(data_path(folder).glob("*.toml")):
+            data = read_toml(path)
+            kind = "comparison" if is_comparison(path) else "scenario"
+            if kind == "comparison":
+                data = read_toml(path.parent / data["base"])
+            if args.kind in (None, kind):
+                rows.append([kind, data["ruleset"], str(path)])
+    if args.paths:
+        print("\n".join(path for *_, path in rows))
+    else:
+        print("\n".join(table(rows, ["kind", "ruleset", "path"], left=3)))
+    return 0
 
 
-def _fraction(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
-    if not 0 < value < 0.5:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 0.5, got {value}")
-    return value
+def _rulesets(args) -> int:
+    from odds.analysis.report import table
+    from odds.rulesets import RULESETS, get_ruleset
+
+    rows = [[r, get_ruleset(r).title] for r in RULESETS]
+    print("\n".join(table(rows, ["ruleset", "title"], left=2)))
+    return 0
+
+
+def _weapons(args) -> int:
+    from odds.analysis.catalogues import listing
+
+    print("\n".join(listing(args.ruleset)))
+    return 0
+
+
+COMMANDS = {"simulate": _simulate, "compare": _compare, "sweep": _sweep, "validate": _validate,
+            "examples": _examples, "rulesets": _rulesets, "weapons": _weapons}

@@ -206,3 +206,80 @@ def test_html_reprs(marines_vs_boyz):
     assert "<table" in result._repr_html_() and "attacker_wins" in result._repr_html_()
     grid = odds.compare(marines_vs_boyz, trials=1000)
     assert "<table" in grid._repr_html_()
+
+
+def test_per_ruleset_columns_by_hand(marines_vs_boyz):
+    """Extra record columns: a yes/no column (pushed) is a probability with its interval, a
+    count column (exchanges) a mean; every shared key stays."""
+    columns = COLUMNS + ("exchanges", "pushed")
+    tally = Tally(columns)
+    extra = [(2, 1), (0, 0), (3, 1), (1, 0), (0, 0), (4, 0)]  # exchanges, pushed
+    tally.add(np.array([f + e for f, e in zip(FIGHTS, extra)], dtype=np.int32).T)
+    result = Result(odds.load(marines_vs_boyz), tally, seed=0)
+    assert result.counts()["pushed"] == 2
+    p, lo, hi = result.probabilities()["pushed"]
+    assert p == 2 / 6 and lo < p < hi
+    means = result.means()
+    assert means["exchanges_mean"] == pytest.approx(10 / 6) and "pushed_mean" not in means
+    assert list(means)[:5] == ["mean_rounds", "attacker_losses_mean", "attacker_wounds_mean",
+                               "defender_losses_mean", "defender_wounds_mean"]
+    summary = result.summary()
+    assert summary.loc["pushed", "kind"] == "probability"
+    assert summary.loc["exchanges_mean", "value"] == pytest.approx(10 / 6)
+    out = result.to_dict()
+    own = out["ruleset_outcomes"]
+    assert own["pushed"] == 2 / 6 and own["pushed_ci95"] == [lo, hi]
+    assert own["exchanges_mean"] == pytest.approx(10 / 6) and out["attacker_wins"] == 0.5
+    plain = Result(result.scenario, Tally(COLUMNS), seed=0)
+    plain.tally.add(np.array(FIGHTS, dtype=np.int32).T)
+    assert set(plain.to_dict()) == set(out) and plain.to_dict()["ruleset_outcomes"] == {}
+    text = str(result)
+    assert "pushed" in text and "33.33%" in text and "mean exchanges" in text
+    # the yes/no columns do not count towards the precision target
+    assert result.headline_half_width() == max(
+        (hi - lo) / 2 for k, (_, lo, hi) in result.probabilities().items() if k != "pushed")
+
+
+def test_short_reprs(marines_vs_boyz):
+    result = odds.simulate(marines_vs_boyz, trials=1000, seed=2)
+    p, lo, hi = result.probabilities()["attacker_wins"]
+    assert repr(result) == (f"<Result 'Assault Marines charge Ork Boyz' [wh40k3]: 1,000 fights, "
+                            f"seed 2; attacker wins {100 * p:.1f}% [{100 * lo:.1f}, "
+                            f"{100 * hi:.1f}]>")
+    assert str(result).startswith("Assault Marines charge Ork Boyz  [wh40k3]\n")
+    grid = odds.compare(marines_vs_boyz, {"a": {}, "b": {"attacker.models[0].count": 5}},
+                        trials=500)
+    assert repr(grid).startswith("<Comparison 'Assault Marines charge Ork Boyz' [wh40k3]: "
+                                 "2 variants x 1 opponent, 500 fights per cell, seed 1; "
+                                 "attacker wins ")
+    assert repr(grid).count("\n") == 0 and "variant" in str(grid)
+    curve = odds.sweep(marines_vs_boyz, "defender.models[0].count", [10, 20], trials=500)
+    assert repr(curve) == ("<Sweep of defender.models[0].count over 2 values of 'Assault "
+                           "Marines charge Ork Boyz' [wh40k3]: 500 fights per value, seed 1>")
+
+
+def test_outcome_bars_at_a_count_of_zero(marines_vs_boyz):
+    """Outcomes that never happened (k = 0) have an interval starting at exactly 0, so the
+    error bars are never negative and the chart draws."""
+    from odds import plots
+
+    result = odds.simulate(marines_vs_boyz, trials=1000, seed=1)
+    probs = result.probabilities()
+    assert probs["unresolved"][0] == 0 and probs["unresolved"][1] == 0.0
+    assert all(lo <= p <= hi for p, lo, hi in probs.values())
+    plots.result_figure(result)
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
+def test_sweep_plot_and_heatmap_pass_the_metric_on(marines_vs_boyz, monkeypatch):
+    from odds import plots
+
+    seen = []
+    monkeypatch.setattr(plots, "comparison_heatmap", lambda c, m, ax=None: seen.append(m))
+    monkeypatch.setattr(plots, "sweep_curve", lambda s, m, ax=None: seen.append(m))
+    odds.compare(marines_vs_boyz, trials=100).heatmap("mean_rounds")
+    odds.sweep(marines_vs_boyz, "defender.models[0].count", [5], trials=100).plot(
+        metric="defender_wins")
+    assert seen == ["mean_rounds", "defender_wins"]

@@ -1,39 +1,57 @@
-"""Loadout comparisons: every variant against every opponent, one result per cell.
+"""Loadout comparisons: every variant against every opponent, one result per cell, and each
+variant's difference from a baseline variant measured fight by fight.
 
 Every cell of a grid is simulated with the same seed, so trial i of every cell draws from the
 same random stream (common random numbers): where two variants consume the dice in the same
-order, their fights see the same rolls, and the difference between their win probabilities
-is measured with much less noise than two independent runs would give.
+order, their fights see the same rolls. Pairing fight i of a variant with fight i of the
+baseline (against the same opponent) measures their difference with far less noise than two
+independent runs would (see :mod:`odds.analysis.paired`).
 """
 from __future__ import annotations
 
+import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from odds.analysis import report
 from odds.analysis.comparison_file import cell, is_comparison, load_comparison
+from odds.analysis.paired import check_options, play
+from odds.analysis.result import FLAGS, OUTCOMES, flags, label, mean_keys, side_means
+from odds.core.outcome import COLUMNS
 from odds.core import schema as s
 from odds.errors import ScenarioError
 from odds.scenario import Scenario, load
 
-HEADLINE = ("attacker_wins", "defender_wins", "both_destroyed", "unresolved", "no_fight",
-            "defender_destroyed", "defender_fled", "attacker_destroyed", "attacker_fled")
+MAX_TRIALS = 100_000_000  # default trial cap of a precision run
+POINTS = ("attacker_points", "defender_points", "points_destroyed", "points_lost",
+          "points_ratio", "wins_per_100_points")  # see points_efficiency
 
 
-@dataclass
+@dataclass(repr=False)
 class Comparison:
-    """A grid of results: one row per (variant, opponent) in :attr:`frame`."""
+    """A grid of results: one row per (variant, opponent) in :attr:`frame`.
+
+    Besides each cell's probabilities and means, every row has its difference from the
+    ``baseline`` variant against the same opponent (``<column>_diff``, ``_diff_low``,
+    ``_diff_high``: variant minus baseline, with a 95% interval from the paired fights),
+    ``paired_trials`` (how many fights were paired) and ``identical_to`` (the first earlier
+    cell whose every fight came out exactly the same, as "'variant' vs 'opponent'"; missing,
+    NaN, when there is none)."""
 
     name: str
     frame: object  # pandas.DataFrame, tidy: one row per variant x opponent
     results: dict = field(default_factory=dict)  # (variant, opponent) -> Result
+    baseline: str | None = None
+    precision: float | None = None
 
     def table(self, column: str = "attacker_wins"):
         """Variants (rows) x opponents (columns) of one probability, as "p% [low, high]"."""
         f = self.frame
-        text = f.apply(lambda r: f"{100 * r[column]:.1f}% [{100 * r[column + '_low']:.1f}, "
-                                 f"{100 * r[column + '_high']:.1f}]", axis=1)
+        text = f.apply(lambda r: report.with_interval(r[column], r[column + "_low"],
+                                                      r[column + "_high"]), axis=1)
         return (f.assign(cell=text).pivot(index="variant", columns="opponent", values="cell")
                 .reindex(index=self.variants, columns=self.opponents))
 
@@ -45,83 +63,270 @@ class Comparison:
     def opponents(self) -> list[str]:
         return list(dict.fromkeys(self.frame["opponent"]))
 
-    def heatmap(self, column: str = "attacker_wins", ax=None):
-        """Heatmap of one probability over variants x opponents; returns the Axes."""
+    def heatmap(self, metric: str = "attacker_wins", ax=None):
+        """Heatmap of one column (a probability or a mean) over variants x opponents; returns
+        the Axes."""
         from odds.plots import comparison_heatmap
 
-        return comparison_heatmap(self, column, ax=ax)
+        return comparison_heatmap(self, metric, ax=ax)
 
     def to_csv(self, path=None):
         """Tidy CSV, one row per variant x opponent (returns the text when path is None)."""
         return self.frame.to_csv(path, index=False)
 
+    def to_dict(self) -> dict:
+        """The grid as JSON-ready data (the CLI's ``--json``): the comparison's name, ruleset,
+        seed, baseline and precision, then ``rows``, one per cell with every frame column
+        (NaN and infinite numbers become null)."""
+        f = self.frame
+        return {"comparison": self.name, "ruleset": f["ruleset"].iloc[0],
+                "seed": int(f["seed"].iloc[0]), "baseline": self.baseline,
+                "precision": self.precision, "variants": self.variants,
+                "opponents": self.opponents, "rows": records(f)}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2)
+
     def _repr_html_(self) -> str:
         return f"<h4>{self.name}</h4>" + self.table()._repr_html_()
 
+    def __repr__(self) -> str:
+        f = self.frame
+        return (f"<Comparison {self.name!r} [{f['ruleset'].iloc[0]}]: "
+                f"{report.count(len(self.variants), 'variant')} x "
+                f"{report.count(len(self.opponents), 'opponent')}, "
+                f"{report.runs(list(f['trials']), int(f['seed'].iloc[0]), 'cell')}; attacker "
+                f"wins {_span(f['attacker_wins'])}>")
+
     def __str__(self) -> str:
         f = self.frame
-        lines = [f"{self.name}: {len(self.variants)} variants x {len(self.opponents)} opponents,"
-                 f" {int(f['trials'].iloc[0]):,} fights each, seed {int(f['seed'].iloc[0])}", ""]
-        cols = ["variant", "opponent", "attacker_wins", "attacker_wins_low", "attacker_wins_high",
-                "defender_destroyed", "defender_fled", "mean_rounds", "attacker_losses_mean",
-                "defender_losses_mean"]
-        extra = [c for c in ("points_ratio", "wins_per_100_points") if f[c].notna().any()]
-        shown = f[cols + extra].copy()
-        for c in cols[2:7]:
-            shown[c] = (100 * shown[c]).map("{:.1f}%".format)
-        shown = shown.rename(columns={"attacker_wins_low": "low", "attacker_wins_high": "high",
-                                      "defender_destroyed": "enemy destroyed",
-                                      "defender_fled": "enemy fled",
-                                      "attacker_losses_mean": "own losses",
-                                      "defender_losses_mean": "enemy losses"})
-        lines.append(shown.to_string(index=False, float_format="{:.2f}".format))
+        paired = len(self.variants) > 1
+        shape = (f"{report.count(len(self.variants), 'variant')} x "
+                 f"{report.count(len(self.opponents), 'opponent')}")
+        if paired:
+            shape += (f"; differences from the baseline {self.baseline!r} in percentage "
+                      f"points, paired fight by fight")
+        lines = [report.title(self.name, f["ruleset"].iloc[0]), shape,
+                 report.runs(list(f["trials"]), int(f["seed"].iloc[0]), "cell", self.precision,
+                             list(f["precision_met"])), ""]
+        lines += grid_text(f, ["variant", "opponent"], paired=paired, precision=self.precision)
         return "\n".join(lines)
 
 
+def grid_text(f, keys: list[str], paired: bool, precision: float | None) -> list[str]:
+    """The two tables compare and sweep print, one row per cell named by ``keys``: the odds
+    (with each variant's difference from the baseline when ``paired``), then the means."""
+    import pandas as pd
+
+    fights = precision is not None or f["trials"].nunique() > 1
+    shown = ["attacker_wins", "defender_wins"]
+    shown += [k for k in ("both_destroyed", "unresolved", "no_fight") if f[k].gt(0).any()]
+    shown += [k for k in FLAGS if k in f.columns]
+    diffs = [k for k in ("attacker_wins", "defender_wins") if paired]
+    mean_keys = [k for k in f.columns if k == "mean_rounds" or k.endswith("_mean")]
+    points = [k for k in ("points_ratio", "wins_per_100_points") if f[k].notna().any()]
+    cls = _classes(f) if paired else {}
+    odds_rows, means_rows = [], []
+    for r in f.to_dict("records"):
+        names = [str(r[k]) for k in keys]
+        row = names + [f"{r['trials']:,}" + ("*" if r["precision_met"] is False else "")] * fights
+        for key in shown:
+            row.append(report.with_interval(r[key], r[f"{key}_low"], r[f"{key}_high"]))
+            if key in diffs:
+                row.append("(baseline)" if r["variant"] == r["baseline"] else "same fights"
+                           if cls[r["variant"], r["opponent"]] == cls[r["baseline"], r["opponent"]]
+                           else report.signed_interval(r[f"{key}_diff"], r[f"{key}_diff_low"],
+                                                       r[f"{key}_diff_high"]))
+        odds_rows.append(row)
+        whole, sides = side_means({k: r[k] for k in mean_keys})
+        means_rows.append(names + [report.number(v) for _, v in whole]
+                          + [f"{report.number(a)} / {report.number(d)}" for _, a, d in sides]
+                          + [report.number(r[k]) for k in points])
+    odds_head = keys + ["fights"] * fights
+    for key in shown:
+        odds_head += [label(key)] + ["vs baseline"] * (key in diffs)
+    whole, sides = side_means(dict.fromkeys(mean_keys, 0.0))
+    means_head = (keys + [name for name, _ in whole] + [name for name, _, _ in sides]
+                  + [label(k) for k in points])
+    left = len(keys) - (keys == ["value"] and pd.api.types.is_numeric_dtype(f["value"]))
+    lines = report.table(odds_rows, odds_head, left=left)
+    lines += ["", "means per fight (attacker / defender):"]
+    lines += report.table(means_rows, means_head, left=left)
+    return lines + _notes(f, paired)
+
+
+def _classes(f) -> dict:
+    """(variant, opponent) -> its class of identical cells, named by the class's first cell
+    (what ``identical_to`` names; a cell identical to none is a class of its own)."""
+    return {(r["variant"], r["opponent"]): r["identical_to"] if isinstance(r["identical_to"], str)
+            else f"{r['variant']!r} vs {r['opponent']!r}" for r in f.to_dict("records")}
+
+
+def _notes(f, paired: bool) -> list[str]:
+    """Notes under the tables: identical cells (whole variants or opponents at once where
+    they are), and pairing over a common prefix."""
+    notes = []
+    if "identical_to" in f:
+        same = "(identical per-fight records: the changes between them make no difference"
+        cls = _classes(f)
+        variants, opponents = list(dict.fromkeys(f["variant"])), list(dict.fromkeys(f["opponent"]))
+        told = set()
+        for i, v in enumerate(variants):
+            twin = next((u for u in variants[:i]
+                         if all(cls[v, o] == cls[u, o] for o in opponents)), None)
+            if twin is not None:
+                told |= {(v, o) for o in opponents}
+                every = " against every opponent" * (len(opponents) > 1)
+                notes.append(f"note: {v!r} played exactly the same fights as {twin!r}{every} "
+                             f"{same})")
+        for i, o in enumerate(opponents):
+            twin = next((p for p in opponents[:i]
+                         if all(cls[v, o] == cls[v, p] for v in variants)), None)
+            if twin is not None:
+                told |= {(v, o) for v in variants}
+                notes.append(f"note: against {o!r}, every variant played exactly the same "
+                             f"fights as against {twin!r} {same})")
+        notes += [f"note: {v!r} vs {o!r} played exactly the same fights as {cls[v, o]} {same} "
+                  f"there)" for (v, o) in cls if cls[v, o] != f"{v!r} vs {o!r}"
+                  and (v, o) not in told]
+    if paired and (f["paired_trials"] < f["trials"]).any():
+        notes.append("note: cells stopped at different counts; each difference pairs only the "
+                     "fights a variant and its baseline both played (column paired_trials)")
+    return [""] * bool(notes) + notes
+
+
+def _span(values) -> str:
+    low, high = float(np.min(values)), float(np.max(values))
+    return report.percent(low) if low == high else f"{report.percent(low)} to {report.percent(high)}"
+
+
+def records(frame) -> list[dict]:
+    """A frame's rows as JSON-ready dicts: NaN and infinite numbers become None."""
+    return [{k: (None if isinstance(v, float) and not math.isfinite(v) else v)
+             for k, v in row.items()} for row in frame.to_dict("records")]
+
+
 def compare(base: Scenario | str | Path, variants: dict | None = None,
-            opponents: dict | None = None, *, trials: int | None = None,
-            seed: int | None = None, threads: int | None = None,
-            precision: float | None = None, progress: bool = False) -> Comparison:
+            opponents: dict | None = None, *, baseline: str | None = None,
+            trials: int | None = None, seed: int | None = None, threads: int | None = None,
+            precision: float | None = None, max_trials: int = MAX_TRIALS,
+            progress: bool = False) -> Comparison:
     """Simulate every variant against every opponent.
 
     ``base`` is a scenario (object or TOML path) or a comparison TOML file (with ``base``,
     ``[[variants]]`` and ``[[opponents]]``). ``variants`` and ``opponents`` map a name to the
     changes it makes to the base, ``{"attacker.models[1].equipment": [...]}`` (see
     :mod:`odds.overrides`); ``{}`` is the base itself. Opponent changes apply after variant
-    changes. Every cell uses the same seed (common random numbers).
+    changes. Every cell uses the same seed (common random numbers), and each variant's
+    difference from ``baseline`` (default: the first variant, or the file's ``baseline``) is
+    measured on paired fights. ``precision`` and ``max_trials`` work per cell as in
+    :func:`odds.simulate`.
     """
+    if not isinstance(base, (Scenario, str, Path)):
+        raise TypeError(f"compare() needs a Scenario or the path of a scenario or comparison "
+                        f"TOML file, got {type(base).__name__}")
+    for what, value in (("variants", variants), ("opponents", opponents)):
+        _check_changes(what, value)
+    if baseline is not None and not isinstance(baseline, str):
+        raise TypeError(f"baseline must be the name of a variant, got {baseline!r}")
+    options = dict(threads=threads, precision=precision, max_trials=max_trials,
+                   progress=progress)
     if isinstance(base, (str, Path)) and is_comparison(Path(base)):
         if variants is not None or opponents is not None:
             raise ScenarioError("a comparison file already lists its variants and opponents",
                                 str(base))
         spec = load_comparison(base)
-        trials = spec["trials"] if trials is None else trials
-        seed = spec["seed"] if seed is None else seed
-        return _grid(spec["name"], spec["base"], spec["variants"], spec["opponents"], trials,
-                     seed, threads, precision, progress)
+        return _grid(spec["name"], spec["base"], spec["variants"], spec["opponents"],
+                     baseline or spec.get("baseline"), str(base),
+                     trials=spec["trials"] if trials is None else trials,
+                     seed=spec["seed"] if seed is None else seed, **options)
     scenario = load(base) if isinstance(base, (str, Path)) else base.validated()
     return _grid(scenario.name, scenario, variants or {"base": {}}, opponents or {"base": {}},
-                 trials, seed, threads, precision, progress)
+                 baseline, "odds.compare", trials=trials, seed=seed,
+                 **options)
 
 
-def _grid(name, base, variants, opponents, trials, seed, threads, precision, progress):
+def _check_changes(what: str, value) -> None:
+    if value is None:
+        return
+    if not isinstance(value, dict):
+        raise TypeError(f"{what} must be a dict mapping each name to its changes, e.g. "
+                        f"{{'power weapon': {{'attacker.models[1].equipment': [...]}}}}, "
+                        f"got {type(value).__name__}")
+    for name, changes in value.items():
+        if not isinstance(name, str):
+            raise TypeError(f"{what}: each name must be a string, got {name!r}")
+        if not isinstance(changes, dict):
+            raise TypeError(f"{what}[{name!r}] must be a dict of path -> value changes "
+                            f"({{}} for the base itself), got {type(changes).__name__}")
+
+
+def _grid(name, base, variants, opponents, baseline, baseline_source, *, trials, seed,
+          threads, precision, max_trials, progress) -> Comparison:
     import pandas as pd
 
-    from odds.api import simulate
     from odds.rulesets import get_ruleset
 
-    where = s.Where(base.source, "")
+    check_options("odds.compare", trials, seed, threads, precision, max_trials)
     trials = base.simulation["trials"] if trials is None else trials
     seed = base.simulation["seed"] if seed is None else seed
-    cells = {(v, o): cell(base, vc, oc, where)
-             for v, vc in variants.items() for o, oc in opponents.items()}
+    baseline = check_baseline(variants, baseline, baseline_source)
+    where = s.Where(base.source, "")
+    keys = [(v, o) for o in opponents for v in variants]
+    cells = [cell(base, variants[v], opponents[o], where).replace(trials=trials, seed=seed)
+             for v, o in keys]
+    index = {key: i for i, key in enumerate(keys)}
+    groups = [[index[v, o] for v in variants] for o in opponents]
+    baselines = {index[v, o]: index[baseline, o] for v, o in keys if v != baseline}
+    played = play(cells, groups, baselines, seed=seed, trials=trials, precision=precision,
+                  max_trials=max_trials, threads=threads, progress=progress)
+    first = {}
     rows, results = [], {}
-    for (v, o), scenario in cells.items():
-        result = simulate(scenario, trials=trials, seed=seed, threads=threads,
-                          precision=precision, progress=progress)
-        results[v, o] = result
-        rows.append({"variant": v, "opponent": o, **row(result, get_ruleset(scenario.ruleset))})
-    return Comparison(name, pd.DataFrame(rows), results)
+    for v in variants:  # rows variant by variant, as the grid reads
+        for o in opponents:
+            i = index[v, o]
+            result = played.results[i]
+            results[v, o] = result
+            pairing = played.pairings.get(i)
+            twin = first.setdefault(played.digests[i], (v, o))
+            rows.append({"variant": v, "opponent": o,
+                         **row(result, get_ruleset(result.scenario.ruleset)),
+                         "precision_met": result.precision_met, "baseline": baseline,
+                         **(pairing.differences() if pairing else _no_difference(result)),
+                         "identical_to": None if twin == (v, o) else f"{twin[0]!r} vs {twin[1]!r}"})
+    return Comparison(name, pd.DataFrame(rows), results, baseline, precision)
+
+
+def check_baseline(variants: dict, baseline: str | None, source: str,
+                   field: str = "baseline") -> str:
+    """The baseline variant: ``baseline`` if it names one, the first variant when None."""
+    if baseline is None:
+        return next(iter(variants))
+    if baseline not in variants:
+        raise ScenarioError(f"no variant named {baseline!r}; the variants are "
+                            f"{', '.join(map(repr, variants))}", source, field)
+    return baseline
+
+
+def metrics(scenario, paired: bool = True) -> list[str]:
+    """The numeric columns a grid of this scenario's ruleset has (what a chart may draw):
+    probabilities, means, points figures and, for comparisons, their differences."""
+    from odds.rulesets import get_ruleset
+
+    columns = COLUMNS + get_ruleset(scenario.ruleset).extra_columns
+    probabilities = [*OUTCOMES, *flags(columns)]
+    means = list(mean_keys(columns).values())
+    diffs = [f"{k}_diff" for k in probabilities + means] if paired else []
+    return probabilities + means + list(POINTS) + diffs
+
+
+def _no_difference(result) -> dict:
+    """The baseline's difference from itself: exactly 0 [0, 0] in every column."""
+    out = {}
+    for key in (*result.probabilities(), *result.means()):
+        out.update({f"{key}_diff": 0.0, f"{key}_diff_low": 0.0, f"{key}_diff_high": 0.0})
+    out["paired_trials"] = result.trials
+    return out
 
 
 def row(result, ruleset) -> dict:
@@ -130,8 +335,7 @@ def row(result, ruleset) -> dict:
     row = {"scenario": sc.name, "ruleset": sc.ruleset, "trials": result.trials,
            "seed": result.seed}
     probs = result.probabilities()
-    for key in HEADLINE:
-        p, lo, hi = probs[key]
+    for key, (p, lo, hi) in probs.items():
         row.update({key: p, f"{key}_low": lo, f"{key}_high": hi})
     means = result.means()
     row.update(means)
@@ -151,8 +355,7 @@ def points_efficiency(scenario, ruleset, attacker_wins: float, means: dict) -> d
     The first three need points and model counts on both sides (a single-unit side has no
     model count: only ``wins_per_100_points`` is given there).
     """
-    out = {"attacker_points": np.nan, "defender_points": np.nan, "points_destroyed": np.nan,
-           "points_lost": np.nan, "points_ratio": np.nan, "wins_per_100_points": np.nan}
+    out = dict.fromkeys(POINTS, np.nan)
     cost = {side: ruleset.points(scenario, side) for side in ("attacker", "defender")}
     models = {side: sum(g.count for g in scenario.side(side).models)
               for side in ("attacker", "defender")}

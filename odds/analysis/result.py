@@ -7,12 +7,75 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from odds.analysis import report
 from odds.analysis.intervals import wilson
-from odds.core.outcome import (ATTACKER, CAUGHT, DEFENDER, DESTROYED, ENDS, FLED, MUTUAL,
-                               NO_FIGHT, NONE, UNRESOLVED, WINNERS)
+from odds.core.outcome import (ATTACKER, CAUGHT, COLUMNS, DEFENDER, DESTROYED, ENDS, FLED,
+                               MUTUAL, NO_FIGHT, NONE, UNRESOLVED, WINNERS)
 from odds.core.tally import Tally
 
-@dataclass
+
+def _ended(winner: int, *ends: int) -> tuple[tuple[int, int], ...]:
+    return tuple((winner, end) for end in (ends or range(len(ENDS))))
+
+
+# Each outcome probability as the (winner, end) pairs of the record it counts. The first five
+# partition the fights; "destroyed" includes "caught" (destroyed by the pursuit).
+OUTCOMES = {
+    "attacker_wins": _ended(ATTACKER),
+    "defender_wins": _ended(DEFENDER),
+    "both_destroyed": _ended(NONE, MUTUAL),
+    "unresolved": _ended(NONE, UNRESOLVED),
+    "no_fight": _ended(NONE, NO_FIGHT),
+    "attacker_destroyed": _ended(DEFENDER, DESTROYED, CAUGHT),
+    "attacker_caught": _ended(DEFENDER, CAUGHT),
+    "attacker_fled": _ended(DEFENDER, FLED),
+    "defender_destroyed": _ended(ATTACKER, DESTROYED, CAUGHT),
+    "defender_caught": _ended(ATTACKER, CAUGHT),
+    "defender_fled": _ended(ATTACKER, FLED),
+}
+
+# Per-ruleset record columns that are yes/no per fight (0 or 1): reported as probabilities.
+# Every other per-ruleset column is a count per fight (parries, exchanges...): reported as a mean.
+FLAGS = ("attacker_shaken", "defender_shaken", "sweeping_advance", "pushed")
+
+# The shared record columns' means, under their historic names, in the order they are listed.
+MEANS = {"rounds": "mean_rounds", "attacker_lost": "attacker_losses_mean",
+         "attacker_wounds": "attacker_wounds_mean", "defender_lost": "defender_losses_mean",
+         "defender_wounds": "defender_wounds_mean"}
+
+
+def flags(columns: tuple[str, ...]) -> tuple[str, ...]:
+    """The yes/no columns among a record's per-ruleset columns."""
+    return tuple(c for c in columns[len(COLUMNS):] if c in FLAGS)
+
+
+def mean_keys(columns: tuple[str, ...]) -> dict[str, str]:
+    """Record column -> the key of its mean: the shared columns, then every per-ruleset count
+    column as ``<column>_mean``."""
+    return {**MEANS, **{c: f"{c}_mean" for c in columns[len(COLUMNS):] if c not in FLAGS}}
+
+
+def _outcome_of_code() -> np.ndarray:
+    """[outcome, winner * len(ENDS) + end]: whether that record code counts for the outcome."""
+    table = np.zeros((len(OUTCOMES), len(WINNERS) * len(ENDS)), bool)
+    for i, cells in enumerate(OUTCOMES.values()):
+        table[i, [w * len(ENDS) + e for w, e in cells]] = True
+    return table
+
+
+_OUTCOME_OF_CODE = _outcome_of_code()
+
+
+def indicators(record: np.ndarray, columns: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """Per fight of a record (columns x fights), whether each probability of
+    :meth:`Result.counts` happened: the same keys, so paired fights can be compared."""
+    code = record[0].astype(np.int64) * len(ENDS) + record[1]
+    out = dict(zip(OUTCOMES, _OUTCOME_OF_CODE[:, code]))
+    out.update({c: record[columns.index(c)] > 0 for c in flags(columns)})
+    return out
+
+
+@dataclass(repr=False)
 class Result:
     """What :func:`odds.simulate` returns."""
 
@@ -21,25 +84,19 @@ class Result:
     seed: int
     fights_record: np.ndarray | None = None
     precision_met: bool | None = None  # set by simulate(precision=...)
+    precision: float | None = None     # the half-width asked for, when known
 
     @property
     def trials(self) -> int:
         return self.tally.trials
 
     def counts(self) -> dict[str, int]:
-        """How many fights ended each way. The first five keys partition the trials."""
+        """How many fights ended each way (:data:`OUTCOMES`; the first five keys partition the
+        trials), then for each per-ruleset yes/no column (e.g. ``sweeping_advance``) how many
+        fights it happened in."""
         o = self.tally.outcomes.sum(axis=2)  # [winner, end]
-        out = {
-            "attacker_wins": int(o[ATTACKER].sum()),
-            "defender_wins": int(o[DEFENDER].sum()),
-            "both_destroyed": int(o[NONE, MUTUAL]),
-            "unresolved": int(o[NONE, UNRESOLVED]),
-            "no_fight": int(o[NONE, NO_FIGHT]),
-        }
-        for winner, loser in ((DEFENDER, "attacker"), (ATTACKER, "defender")):
-            out[f"{loser}_destroyed"] = int(o[winner, DESTROYED] + o[winner, CAUGHT])
-            out[f"{loser}_caught"] = int(o[winner, CAUGHT])
-            out[f"{loser}_fled"] = int(o[winner, FLED])
+        out = {key: int(sum(o[w, e] for w, e in cells)) for key, cells in OUTCOMES.items()}
+        out.update({c: int(self.tally.histogram(c)[1:].sum()) for c in flags(self.tally.columns)})
         return out
 
     def probabilities(self) -> dict[str, tuple[float, float, float]]:
@@ -47,15 +104,17 @@ class Result:
         counts = self.counts()
         k = np.array(list(counts.values()))
         low, high = wilson(k, self.trials)
-        return {key: (k[i] / self.trials, float(low[i]), float(high[i]))
+        return {key: (float(k[i] / self.trials), float(low[i]), float(high[i]))
                 for i, key in enumerate(counts)}
 
     def means(self) -> dict[str, float]:
+        """Mean per fight of rounds fought, each side's models lost and wounds taken, and each
+        per-ruleset count column (``<column>_mean``, e.g. ``attacker_parries_mean``)."""
         rounds = self.tally.outcomes.sum(axis=(0, 1))
-        out = {"mean_rounds": float(np.arange(len(rounds)) @ rounds / self.trials)}
-        for side in ("attacker", "defender"):
-            out[f"{side}_losses_mean"] = self.tally.mean(f"{side}_lost")
-            out[f"{side}_wounds_mean"] = self.tally.mean(f"{side}_wounds")
+        out = {}
+        for column, key in mean_keys(self.tally.columns).items():
+            out[key] = (float(np.arange(len(rounds)) @ rounds / self.trials)
+                        if column == "rounds" else self.tally.mean(column))
         return out
 
     def summary(self):
@@ -130,8 +189,10 @@ class Result:
         return pd.DataFrame(columns, index=pd.RangeIndex(n, name=index_name))
 
     def headline_half_width(self) -> float:
-        """The widest 95% interval half-width among the headline probabilities."""
-        return max((hi - lo) / 2 for _, lo, hi in self.probabilities().values())
+        """The widest 95% interval half-width among the outcome probabilities
+        (:data:`OUTCOMES`; the per-ruleset yes/no columns do not count)."""
+        probs = self.probabilities()
+        return max((probs[k][2] - probs[k][1]) / 2 for k in OUTCOMES)
 
     def fights(self):
         """One row per fight (needs ``keep_fights=True``), outcome-record columns."""
@@ -145,14 +206,25 @@ class Result:
         return frame
 
     def to_dict(self) -> dict:
-        """The headline numbers as plain JSON-ready data (the CLI's ``--json``)."""
-        probs = self.probabilities()
+        """The headline numbers as plain JSON-ready data (the CLI's ``--json``).
+
+        The top-level keys are the same in every ruleset: each outcome probability, its
+        ``_ci95`` as [low, high], and the shared means. The ruleset's own columns (e.g.
+        ``attacker_shaken`` with its ``_ci95``, ``attacker_parries_mean``) are under
+        ``ruleset_outcomes`` (empty where a ruleset has none)."""
+        probs, means = self.probabilities(), self.means()
         out = {"scenario": self.scenario.name, "ruleset": self.scenario.ruleset,
                "trials": self.trials, "seed": self.seed}
-        out.update({k: p for k, (p, _, _) in probs.items()})
-        out.update(self.means())
-        for key in ("attacker_wins", "defender_wins"):
-            out[f"{key}_ci95"] = [probs[key][1], probs[key][2]]
+        out.update({k: probs[k][0] for k in OUTCOMES})
+        out.update({k: means[k] for k in MEANS.values()})
+        out.update({f"{k}_ci95": list(probs[k][1:]) for k in OUTCOMES})
+        own = {}
+        for key in flags(self.tally.columns):
+            own.update({key: probs[key][0], f"{key}_ci95": list(probs[key][1:])})
+        own.update({k: v for k, v in means.items() if k not in MEANS.values()})
+        out["ruleset_outcomes"] = own
+        if self.precision is not None:
+            out["precision"] = self.precision
         if self.precision_met is not None:
             out["precision_met"] = self.precision_met
             out["ci95_half_width_max"] = self.headline_half_width()
@@ -180,6 +252,12 @@ class Result:
     def __str__(self) -> str:
         return format_result(self)
 
+    def __repr__(self) -> str:
+        p, lo, hi = self.probabilities()["attacker_wins"]
+        sc = self.scenario
+        return (f"<Result {sc.name!r} [{sc.ruleset}]: {self.trials:,} fights, seed {self.seed}; "
+                f"attacker wins {report.with_interval(p, lo, hi)}>")
+
     def _repr_html_(self) -> str:
         return (f"<h4>{self.scenario.name} ({self.scenario.ruleset}, {self.trials:,} fights, "
                 f"seed {self.seed})</h4>"
@@ -192,35 +270,62 @@ def _quantile(histogram: np.ndarray, q: float) -> int:
     return int(np.flatnonzero((cdf >= q - 1e-12) & (histogram > 0))[0])
 
 
+OUTCOME_LABELS = {"attacker_wins": "attacker wins", "defender_wins": "defender wins",
+                  "both_destroyed": "both destroyed", "unresolved": "unresolved",
+                  "no_fight": "no fight", "defender_destroyed": "  defender destroyed",
+                  "defender_caught": "    of which caught", "defender_fled": "  defender fled",
+                  "attacker_destroyed": "  attacker destroyed",
+                  "attacker_caught": "    of which caught", "attacker_fled": "  attacker fled"}
+
+
+def label(key: str) -> str:
+    """A column's name in words: ``attacker_wins`` -> "attacker wins"."""
+    return key.replace("_", " ")
+
+
+def side_means(means: dict) -> tuple[list[tuple[str, float]], list[tuple[str, float, float]]]:
+    """The means in words: those of the whole fight (rounds, exchanges) as (label, value),
+    then those of each side (losses, wounds, parries...) as (label, attacker, defender)."""
+    whole, sides = [], []
+    for key, value in means.items():
+        stem = {"mean_rounds": "rounds fought", "attacker_losses_mean": "models lost",
+                "attacker_wounds_mean": "wounds taken"}.get(key, label(key[:-len("_mean")]))
+        if key.startswith("attacker_"):
+            stem = stem.removeprefix("attacker ")
+            sides.append((stem, value, means[key.replace("attacker_", "defender_", 1)]))
+        elif not key.startswith("defender_"):
+            whole.append((stem, value))
+    return whole, sides
+
+
 def format_result(result: Result) -> str:
     """The readable table the CLI prints."""
     sc = result.scenario
-    lines = [f"{sc.name}  [{sc.ruleset}]",
+    met = [result.precision_met]
+    lines = [report.title(sc.name, sc.ruleset),
              f"{sc.attacker.name} (attacker) vs {sc.defender.name} (defender); "
-             f"{result.trials:,} fights, seed {result.seed}", ""]
-    lines.append(f"{'outcome':<22}{'probability':>12}   95% interval")
+             + report.runs([result.trials], result.seed, precision=result.precision, met=met),
+             ""]
     probs = result.probabilities()
-    for key, label in (("attacker_wins", "attacker wins"), ("defender_wins", "defender wins"),
-                       ("both_destroyed", "both destroyed"), ("unresolved", "unresolved"),
-                       ("no_fight", "no fight"),
-                       ("defender_destroyed", "  defender destroyed"),
-                       ("defender_caught", "    of which caught"),
-                       ("defender_fled", "  defender fled"),
-                       ("attacker_destroyed", "  attacker destroyed"),
-                       ("attacker_caught", "    of which caught"),
-                       ("attacker_fled", "  attacker fled")):
+
+    def row(key: str, name: str) -> list[str]:
         p, lo, hi = probs[key]
-        if key == "no_fight" and p == 0:
-            continue
-        lines.append(f"{label:<22}{100 * p:>11.2f}%   [{100 * lo:.2f}%, {100 * hi:.2f}%]")
+        return [name, report.percent(p, 2), f"[{report.percent(lo, 2)}, {report.percent(hi, 2)}]"]
+
+    rows = [row(key, name) for key, name in OUTCOME_LABELS.items()
+            if key != "no_fight" or probs[key][0] > 0]
+    yes_no = flags(result.tally.columns)
+    rows += [["", "", ""]] * bool(yes_no) + [row(key, label(key)) for key in yes_no]
+    lines += report.table(rows, ["outcome", "probability", "95% interval"], left=1)
     if result.precision_met is not None:
-        lines.append(f"widest 95% half-width {100 * result.headline_half_width():.2f}% after "
-                     f"{result.trials:,} fights: precision "
+        lines.append(f"widest 95% half-width {report.percent(result.headline_half_width(), 2)}"
+                     f" after {result.trials:,} fights: precision "
                      f"{'met' if result.precision_met else 'NOT met (trial cap reached)'}")
-    m = result.means()
-    lines += ["", f"mean rounds fought: {m['mean_rounds']:.2f}",
-              f"mean models lost:   attacker {m['attacker_losses_mean']:.2f}, "
-              f"defender {m['defender_losses_mean']:.2f}",
-              f"mean wounds taken:  attacker {m['attacker_wounds_mean']:.2f}, "
-              f"defender {m['defender_wounds_mean']:.2f}"]
+    whole, sides = side_means(result.means())
+    lines.append("")
+    lines += report.table([[f"mean {name}", report.number(v)] for name, v in whole],
+                          ["", ""])[1:]
+    lines.append("")
+    lines += report.table([[name, report.number(a), report.number(d)] for name, a, d in sides],
+                          ["mean per side", "attacker", "defender"])
     return "\n".join(lines)

@@ -1,59 +1,122 @@
 """One-parameter sweeps: a scenario simulated once per value of one path."""
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from odds.analysis.compare import row
+import numpy as np
+
+from odds.analysis import report
+from odds.analysis.compare import MAX_TRIALS, grid_text, records, row
 from odds.analysis.comparison_file import cell
+from odds.analysis.paired import check_options, play
 from odds.core import schema as s
 from odds.errors import ScenarioError
 from odds.scenario import Scenario, load
 
+MAX_VALUES = 1000  # values in one sweep
 
-@dataclass
+
+@dataclass(repr=False)
 class Sweep:
     """Results along one parameter: :attr:`frame` has one row per value."""
 
     path: str
     frame: object  # pandas.DataFrame
     results: list = field(default_factory=list)
+    precision: float | None = None
 
-    def plot(self, column: str = "attacker_wins", ax=None):
-        """The curve of one probability against the swept value, with its 95% band."""
+    def plot(self, metric: str = "attacker_wins", ax=None):
+        """The curve of one column (a probability with its 95% band, or a mean) against the
+        swept value; returns the Axes."""
         from odds.plots import sweep_curve
 
-        return sweep_curve(self, column, ax=ax)
+        return sweep_curve(self, metric, ax=ax)
 
     def to_csv(self, path=None):
+        """Tidy CSV, one row per value (returns the text when path is None)."""
         return self.frame.to_csv(path, index=False)
+
+    def to_dict(self) -> dict:
+        """The sweep as JSON-ready data (the CLI's ``--json``): scenario, ruleset, seed,
+        parameter, values and precision, then ``rows``, one per value with every frame column
+        (NaN and infinite numbers become null)."""
+        f = self.frame
+        return {"scenario": f["scenario"].iloc[0], "ruleset": f["ruleset"].iloc[0],
+                "seed": int(f["seed"].iloc[0]), "parameter": self.path,
+                "values": list(f["value"]), "precision": self.precision,
+                "rows": records(f)}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2)
 
     def _repr_html_(self) -> str:
         return self.frame._repr_html_()
 
+    def __repr__(self) -> str:
+        f = self.frame
+        return (f"<Sweep of {self.path} over {report.count(len(f), 'value')} of {f['scenario'].iloc[0]!r} "
+                f"[{f['ruleset'].iloc[0]}]: {report.runs(list(f['trials']), int(f['seed'].iloc[0]), 'value')}>")
+
+    def __str__(self) -> str:
+        f = self.frame
+        sc = self.results[0].scenario
+        values = ", ".join(map(str, f["value"]))
+        lines = [report.title(sc.name, sc.ruleset),
+                 f"{sc.attacker.name} (attacker) vs {sc.defender.name} (defender); "
+                 f"{self.path} = {values}",
+                 report.runs(list(f["trials"]), int(f["seed"].iloc[0]), "value", self.precision,
+                             list(f["precision_met"])), ""]
+        lines += grid_text(f, ["value"], paired=False, precision=self.precision)
+        return "\n".join(lines)
+
 
 def sweep(scenario: Scenario | str | Path, path: str, values, *, trials: int | None = None,
           seed: int | None = None, threads: int | None = None,
-          precision: float | None = None) -> Sweep:
+          precision: float | None = None, max_trials: int = MAX_TRIALS,
+          progress: bool = False) -> Sweep:
     """Simulate the scenario once per value of ``path`` (e.g. "defender.models[0].count").
 
     One line: ``odds.sweep("squad.toml", "attacker.models[0].profile.WS", range(2, 7)).plot()``.
-    Every value uses the same seed (common random numbers), so the curve is smooth.
+    ``values`` is a list, tuple, range or 1-d numpy array of distinct values. Every value uses
+    the same seed (common random numbers), so the curve is smooth. Every point is checked
+    before any is run.
     """
+    if not isinstance(scenario, (Scenario, str, Path)):
+        raise TypeError(f"sweep() needs a Scenario or the path of a scenario TOML file, got "
+                        f"{type(scenario).__name__}")
+    if not isinstance(path, str):
+        raise TypeError(f"path must be a string such as 'defender.models[0].count', got "
+                        f"{type(path).__name__}")
+    if not isinstance(values, (list, tuple, range, np.ndarray)):
+        raise TypeError(f"values must be a list, tuple, range or numpy array of the values to "
+                        f"sweep over, got {type(values).__name__}")
     import pandas as pd
 
-    from odds.api import simulate
     from odds.rulesets import get_ruleset
 
+    check_options("odds.sweep", trials, seed, threads, precision, max_trials)
     base = load(scenario) if isinstance(scenario, (str, Path)) else scenario.validated()
-    values = list(values)
-    if not values:
+    where = s.Where(base.source, "")
+    if not len(values):
         raise ScenarioError("give at least one value to sweep over", base.source, path)
-    rows, results = [], []
-    for value in values:
-        point = cell(base, {path: value}, {}, s.Where(base.source, "sweep"))
-        result = simulate(point, trials=trials, seed=seed, threads=threads, precision=precision)
-        results.append(result)
-        rows.append({"parameter": path, "value": value,
-                     **row(result, get_ruleset(point.ruleset))})
-    return Sweep(path, pd.DataFrame(rows), results)
+    if len(values) > MAX_VALUES:
+        raise ScenarioError(f"at most {MAX_VALUES:,} values, got {len(values):,}", base.source,
+                            path)
+    values = values.tolist() if isinstance(values, np.ndarray) else list(values)
+    for i, value in enumerate(values):
+        if any(type(v) is type(value) and v == value for v in values[:i]):
+            raise ScenarioError(f"the value {value!r} is listed twice", base.source, path)
+    trials = base.simulation["trials"] if trials is None else trials
+    seed = base.simulation["seed"] if seed is None else seed
+    points = [cell(base, {path: value}, {}, where).replace(trials=trials, seed=seed)
+              for value in values]
+    played = play(points, [[i] for i in range(len(points))], {}, seed=seed, trials=trials,
+                  precision=precision, max_trials=max_trials, threads=threads,
+                  progress=progress)
+    rows = [{"parameter": path, "value": value,
+             **row(result, get_ruleset(result.scenario.ruleset)),
+             "precision_met": result.precision_met}
+            for value, result in zip(values, played.results)]
+    return Sweep(path, pd.DataFrame(rows), played.results, precision)

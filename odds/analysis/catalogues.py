@@ -1,0 +1,87 @@
+"""What a scenario may name: each ruleset's bundled catalogue (weapons, armour, special rules,
+troop types) with the effects of every entry, as ``odds weapons RULESET`` lists them."""
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from types import SimpleNamespace
+from typing import Callable, NamedTuple
+
+from odds.core import schema as s
+from odds.core.data import load_table
+
+_NO_OWN = SimpleNamespace(weapons={}, source="<bundled>")  # a scenario without [weapons]
+
+
+class Section(NamedTuple):
+    """One list of names: what they are, where a scenario names them, each entry, the keys
+    its effects are written with (key -> (check, default)), and its kind (or None)."""
+
+    title: str
+    named_in: str
+    entries: dict
+    keys: dict
+    kind: Callable[[str, dict], str] | None = None
+    own: bool = True  # a scenario may add its own under [weapons]
+
+
+def sections(ruleset_id: str) -> list[Section]:
+    """The catalogues of one ruleset, read and checked from its bundled data."""
+    r = importlib.import_module(f"odds.rulesets.{ruleset_id}.rules")
+    equipment = "a model group's equipment"
+    if ruleset_id == "wh40k3":
+        return [Section("weapons and wargear", equipment, r.weapons(_NO_OWN), r.WEAPON_KEYS)]
+    if ruleset_id == "mordheim":
+        return [Section("weapons and armour", equipment, r.weapons(_NO_OWN), r.WEAPON_KEYS,
+                        kind=lambda name, e: e["kind"])]
+    if ruleset_id == "whfb8":
+        table = load_table("whfb8", "weapons.toml")
+        return [Section("weapons and armour", equipment, r.equipment(_NO_OWN), r.EQUIPMENT_KEYS,
+                        kind=lambda name, e: "armour" if name in table.get("armour", {})
+                        else "weapon"),
+                Section("special rules", "a model group's rules",
+                        dict.fromkeys(r.SPECIAL_RULES, {}), {}, own=False),
+                Section("troop types", "a model group's troop_type", r.troop_types(),
+                        r.TROOP_KEYS, own=False)]
+    if ruleset_id == "d10skirmish":
+        return [Section("weapons", equipment, r.weapons(_NO_OWN), r.WEAPON_KEYS)]
+    if ruleset_id == "blackpowder":
+        return [Section("special rules", "a side's rules", r.special_rules(), r.RULE_KEYS,
+                        own=False)]
+    raise ValueError(f"no catalogue listing for ruleset {ruleset_id!r}")
+
+
+def effects(entry: dict, keys: dict) -> str:
+    """An entry's effects in the words of its data file: the keys it sets away from their
+    defaults, ``strength_mult = 2, ignores_armour``; "no special effect" when none."""
+    out = []
+    for key, (_, default) in keys.items():
+        value = entry.get(key)
+        if key == "kind" or (default is not s.REQUIRED and value == default):
+            continue
+        if value is True:
+            out.append(key)
+        elif value is not False:
+            shown = f'"{value}"' if isinstance(value, str) else f"{value:g}" if isinstance(
+                value, float) else value
+            out.append(f"{key} = {shown}")
+    return ", ".join(out) or "no special effect"
+
+
+def listing(ruleset_id: str) -> list[str]:
+    """The text ``odds weapons RULESET`` prints: every section as an aligned table."""
+    from odds.analysis.report import table
+
+    lines = []
+    for section in sections(ruleset_id):
+        own = "; a scenario may define more under [weapons]" if section.own else ""
+        lines += ["" if lines else None, f"{ruleset_id} {section.title}, named in "
+                  f"{section.named_in}{own}:"]
+        rows = []
+        for name, entry in section.entries.items():
+            entry = dataclasses.asdict(entry) if dataclasses.is_dataclass(entry) else entry
+            kind = [section.kind(name, entry)] if section.kind else []
+            rows.append([name, *kind, effects(entry, section.keys) if section.keys else ""])
+        head = ["name", *["kind"] * bool(section.kind), "effects" * bool(section.keys)]
+        lines += table(rows, head, left=len(head))
+    return [line for line in lines if line is not None]
