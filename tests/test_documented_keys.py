@@ -218,7 +218,8 @@ def test_a_documented_key_works_every_way_in(tmp_path, capsys, ruleset, base, ch
         for key in _covered(ruleset, path, value):
             given = value[key.split(".", 1)[1]] if path.startswith("weapons.") else value
             assert given != defaults[key]
-    data = apply(odds.load(SCENARIOS / base).to_dict(), changes, Where("case", ""))
+    data = apply(odds.load(SCENARIOS / base).to_dict(),
+                 [(p, v, Where("case", p)) for p, v in changes.items()])
     file = tmp_path / "scenario.toml"
     file.write_text(dumps(data), encoding="utf-8")
 
@@ -243,8 +244,9 @@ def test_a_weapons_file_works_every_way_in(tmp_path, capsys):
     (tmp_path / "arms" / "mine.toml").write_text('["relic blade"]\nstrength_bonus = 2\n'
                                                   'two_weapon = true\n')
     data = odds.load(SCENARIOS / WH40K3[0]).to_dict()
-    data = apply(data, {"weapons": "arms/mine.toml", "attacker.models[1].equipment":
-                        ["bolt pistol", "relic blade"]}, Where("case", ""))
+    data = apply(data, [(p, v, Where("case", p)) for p, v in {
+        "weapons": "arms/mine.toml",
+        "attacker.models[1].equipment": ["bolt pistol", "relic blade"]}.items()])
     (tmp_path / "scenario.toml").write_text(dumps(data))
     (tmp_path / "inline.toml").write_text(dumps(
         {**data, "weapons": {"relic blade": {"strength_bonus": 2, "two_weapon": True}}}))
