@@ -39,7 +39,7 @@ def simulate(scenario: Scenario | dict | str | Path, *, trials: int | None = Non
     trial sequence, so the stopping point is deterministic for a seed, and ``keep_fights``
     keeps the rows of every batch.
     """
-    _check_arguments(trials=trials, seed=seed, threads=threads, keep_fights=keep_fights,
+    check_arguments(trials=trials, seed=seed, threads=threads, keep_fights=keep_fights,
                      progress=progress, quiet=quiet, precision=precision, max_trials=max_trials)
     scenario = as_scenario(scenario)
     trials = scenario.simulation["trials"] if trials is None else trials
@@ -60,18 +60,29 @@ def simulate(scenario: Scenario | dict | str | Path, *, trials: int | None = Non
     return _until_precise(scenario, ruleset, plan, seed, precision, max_trials, record, show)
 
 
-def _check_arguments(**given) -> None:
-    """Each argument's type and range, with the same bounds as the [simulation] table."""
+def check_arguments(where: s.Where = ARGUMENTS, **given) -> None:
+    """Each run option's type and range, with the same bounds as the [simulation] table; a
+    mistake is blamed on the argument (``<arguments>: threads``), or on ``where``."""
     whole = {"trials": SIMULATION["trials"][0], "seed": SIMULATION["seed"][0],
              "max_trials": SIMULATION["trials"][0], "threads": s.integer(1)}
     for name, value in given.items():
         if name in whole and value is not None:
-            whole[name](value, ARGUMENTS / name)
+            whole[name](value, where / name)
         elif name in ("keep_fights", "progress", "quiet"):
-            s.boolean(value, ARGUMENTS / name)
-    precision = given["precision"]
-    if precision is not None and not 0 < s.number()(precision, ARGUMENTS / "precision") < 0.5:
-        raise (ARGUMENTS / "precision").error(f"must be between 0 and 0.5, got {precision}")
+            s.boolean(value, where / name)
+    precision = given.get("precision")
+    if precision is not None and not 0 < s.number()(precision, where / "precision") < 0.5:
+        raise (where / "precision").error(f"must be between 0 and 0.5, got {precision}")
+
+
+def next_target(played: int, width: float, precision: float, max_trials: int) -> int | None:
+    """Where a precision run goes after ``played`` fights whose widest headline half-width is
+    ``width``: None when it stops (precise enough, or at the cap), else the next whole batch
+    (the half-width shrinks as 1/sqrt(n)). Comparisons and sweeps follow the same schedule."""
+    if width <= precision or played >= max_trials:
+        return None
+    needed = played * (width / precision) ** 2 * 1.05
+    return min(max_trials, BATCH * math.ceil(max(needed, 1.25 * played) / BATCH))
 
 
 def _until_precise(scenario, ruleset, plan, seed, precision, max_trials, record, show) -> Result:
@@ -84,10 +95,10 @@ def _until_precise(scenario, ruleset, plan, seed, precision, max_trials, record,
         tally, _ = runner.run(ruleset, plan, target - played, seed, first_trial=played,
                               tally=tally, record=rows, **show)
         played = target
-        result = Result(scenario, tally, seed, None if record is None else record[:, :played])
+        result = Result(scenario, tally, seed, None if record is None else record[:, :played],
+                        precision=precision)
         width = result.headline_half_width()
-        if width <= precision or played >= max_trials:
+        target = next_target(played, width, precision, max_trials)
+        if target is None:
             result.precision_met = width <= precision
             return result
-        needed = played * (width / precision) ** 2 * 1.05  # half-width shrinks as 1/sqrt(n)
-        target = min(max_trials, BATCH * math.ceil(max(needed, 1.25 * played) / BATCH))

@@ -112,7 +112,8 @@ def _common(p: argparse.ArgumentParser, metric: bool = False) -> None:
         p.add_argument("--metric", metavar="COLUMN",
                        help="the column --plot draws: a probability or a mean, e.g. "
                             "defender_wins, mean_rounds (default attacker_wins)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bar, no notice that a kernel is being compiled")
 
 
 def _checked(option: str, check, kind):
@@ -163,11 +164,11 @@ def _run_options(args) -> dict:
         raise UsageError("--plot: give a file name, e.g. odds.png")
     if args.plot is not None:
         _check_image(Path(args.plot))
-    from odds.analysis.compare import MAX_TRIALS
+    from odds.api import MAX_TRIALS
 
     return dict(trials=args.trials, seed=args.seed, threads=args.threads,
                 precision=args.precision, max_trials=args.max_trials or MAX_TRIALS,
-                progress=not args.quiet)
+                progress=not args.quiet, quiet=args.quiet)
 
 
 def _check_writable(option: str, path: Path) -> None:
@@ -257,8 +258,6 @@ def _simulate(args) -> int:
     if options["precision"] is None:
         options.pop("max_trials")
     result = simulate(args.scenario, **options)
-    if result.precision is None:
-        result.precision = args.precision
 
     def figure():
         from odds.plots import result_figure

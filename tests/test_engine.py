@@ -96,9 +96,9 @@ def test_d6_is_uniform():
 def test_progress_bar_only_on_a_terminal(monkeypatch):
     """The bar is drawn on stderr only when it is a terminal and progress is wanted."""
     monkeypatch.setattr(runner.sys.stderr, "isatty", lambda: False, raising=False)
-    assert runner._progress_bar(10**9, wanted=True) is None
+    assert runner.progress_bar(10**9, wanted=True) is None
     monkeypatch.setattr(runner.sys.stderr, "isatty", lambda: True, raising=False)
-    assert runner._progress_bar(10**9, wanted=False) is None
-    bar = runner._progress_bar(10**9, wanted=True)
+    assert runner.progress_bar(10**9, wanted=False) is None
+    bar = runner.progress_bar(10**9, wanted=True)
     assert bar is not None and bar.total == 10**9
     bar.close()

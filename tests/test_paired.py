@@ -156,7 +156,7 @@ def test_wrong_argument_types_say_what_is_expected(marines_vs_boyz, kwargs, word
 
 
 def test_wrong_base_and_sweep_types(marines_vs_boyz):
-    with pytest.raises(TypeError, match="compare.. needs a Scenario or the path"):
+    with pytest.raises(TypeError, match="expected a Scenario, a dict of scenario data or the path"):
         odds.compare(123)
     with pytest.raises(TypeError, match="values must be a list, tuple, range or numpy array"):
         odds.sweep(marines_vs_boyz, "defender.models[0].count", "10,20")

@@ -18,14 +18,14 @@ import numpy as np
 
 from odds.analysis import report
 from odds.analysis.comparison_file import cell, is_comparison, load_comparison
-from odds.analysis.paired import check_options, play
+from odds.analysis.paired import play
+from odds.api import MAX_TRIALS, check_arguments
 from odds.analysis.result import FLAGS, OUTCOMES, flags, label, mean_keys, side_means
 from odds.core.outcome import COLUMNS
 from odds.core import schema as s
 from odds.errors import ScenarioError
-from odds.scenario import Scenario, load
+from odds.scenario import Scenario, as_scenario
 
-MAX_TRIALS = 100_000_000  # default trial cap of a precision run
 POINTS = ("attacker_points", "defender_points", "points_destroyed", "points_lost",
           "points_ratio", "wins_per_100_points")  # see points_efficiency
 
@@ -210,7 +210,7 @@ def compare(base: Scenario | str | Path, variants: dict | None = None,
             opponents: dict | None = None, *, baseline: str | None = None,
             trials: int | None = None, seed: int | None = None, threads: int | None = None,
             precision: float | None = None, max_trials: int = MAX_TRIALS,
-            progress: bool = False) -> Comparison:
+            progress: bool = False, quiet: bool = False) -> Comparison:
     """Simulate every variant against every opponent.
 
     ``base`` is a scenario (object or TOML path) or a comparison TOML file (with ``base``,
@@ -222,15 +222,12 @@ def compare(base: Scenario | str | Path, variants: dict | None = None,
     measured on paired fights. ``precision`` and ``max_trials`` work per cell as in
     :func:`odds.simulate`.
     """
-    if not isinstance(base, (Scenario, str, Path)):
-        raise TypeError(f"compare() needs a Scenario or the path of a scenario or comparison "
-                        f"TOML file, got {type(base).__name__}")
     for what, value in (("variants", variants), ("opponents", opponents)):
         _check_changes(what, value)
     if baseline is not None and not isinstance(baseline, str):
         raise TypeError(f"baseline must be the name of a variant, got {baseline!r}")
     options = dict(threads=threads, precision=precision, max_trials=max_trials,
-                   progress=progress)
+                   progress=progress, quiet=quiet)
     if isinstance(base, (str, Path)) and is_comparison(Path(base)):
         if variants is not None or opponents is not None:
             raise ScenarioError("a comparison file already lists its variants and opponents",
@@ -240,7 +237,7 @@ def compare(base: Scenario | str | Path, variants: dict | None = None,
                      baseline or spec.get("baseline"), str(base),
                      trials=spec["trials"] if trials is None else trials,
                      seed=spec["seed"] if seed is None else seed, **options)
-    scenario = load(base) if isinstance(base, (str, Path)) else base.validated()
+    scenario = as_scenario(base)
     return _grid(scenario.name, scenario, variants or {"base": {}}, opponents or {"base": {}},
                  baseline, "odds.compare", trials=trials, seed=seed,
                  **options)
@@ -262,12 +259,13 @@ def _check_changes(what: str, value) -> None:
 
 
 def _grid(name, base, variants, opponents, baseline, baseline_source, *, trials, seed,
-          threads, precision, max_trials, progress) -> Comparison:
+          threads, precision, max_trials, progress, quiet) -> Comparison:
     import pandas as pd
 
     from odds.rulesets import get_ruleset
 
-    check_options("odds.compare", trials, seed, threads, precision, max_trials)
+    check_arguments(s.Where("odds.compare", ""), trials=trials, seed=seed, threads=threads,
+                    precision=precision, max_trials=max_trials, progress=progress, quiet=quiet)
     trials = base.simulation["trials"] if trials is None else trials
     seed = base.simulation["seed"] if seed is None else seed
     baseline = check_baseline(variants, baseline, baseline_source)
@@ -279,7 +277,7 @@ def _grid(name, base, variants, opponents, baseline, baseline_source, *, trials,
     groups = [[index[v, o] for v in variants] for o in opponents]
     baselines = {index[v, o]: index[baseline, o] for v, o in keys if v != baseline}
     played = play(cells, groups, baselines, seed=seed, trials=trials, precision=precision,
-                  max_trials=max_trials, threads=threads, progress=progress)
+                  max_trials=max_trials, threads=threads, progress=progress, quiet=quiet)
     first = {}
     rows, results = [], {}
     for v in variants:  # rows variant by variant, as the grid reads

@@ -10,43 +10,15 @@ baseline's and thrown away: only running sums are kept, so memory stays bounded.
 from __future__ import annotations
 
 import hashlib
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from odds.analysis.intervals import mean_difference, paired_difference
 from odds.analysis.result import Result, indicators, mean_keys
-from odds.api import BATCH
+from odds.api import BATCH, next_target
 from odds.core import runner
-from odds.core import schema as s
 from odds.rulesets import get_ruleset
-from odds.scenario import SIMULATION
-
-
-def check_options(where: str, trials, seed, threads, precision, max_trials) -> None:
-    """The run options of compare() and sweep(), checked as the scenario file checks them."""
-    at = s.Where(where, "")
-    for key, value in (("trials", trials), ("seed", seed)):
-        if value is not None:
-            SIMULATION[key][0](value, at / key)
-    if threads is not None:
-        s.integer(1)(threads, at / "threads")
-    SIMULATION["trials"][0](max_trials, at / "max_trials")
-    if precision is not None:
-        s.number()(precision, at / "precision")
-        if not 0 < precision < 0.5:
-            raise (at / "precision").error(f"must be between 0 and 0.5, got {precision}")
-
-
-def next_target(played: int, width: float, precision: float, max_trials: int) -> int | None:
-    """Where a precision run goes after ``played`` fights with a widest half-width of
-    ``width``: None when it stops (precise enough, or at the cap), else the next whole batch
-    (the half-width shrinks as 1/sqrt(n)). The same schedule as ``simulate(precision=...)``."""
-    if width <= precision or played >= max_trials:
-        return None
-    needed = played * (width / precision) ** 2 * 1.05
-    return min(max_trials, BATCH * math.ceil(max(needed, 1.25 * played) / BATCH))
 
 
 @dataclass
@@ -121,12 +93,13 @@ class Played:
 
 def play(scenarios: list, groups: list[list[int]], baselines: dict[int, int], *, seed: int,
          trials: int, precision: float | None, max_trials: int, threads: int | None,
-         progress: bool) -> Played:
+         progress: bool, quiet: bool) -> Played:
     """Play every scenario (cell) with ``seed``: ``trials`` fights each, or with ``precision``
     the batches ``simulate(precision=...)`` would play, so each cell's Result is the one
     ``simulate`` gives. The cells of each group are played in lockstep; a cell with a baseline
     (``baselines[cell] = baseline cell``, in the same group) is paired with it over the
-    fights both played (the common prefix, when they stop at different counts)."""
+    fights both played (the common prefix, when they stop at different counts). Unless
+    ``quiet``, a kernel about to be compiled is announced on stderr, as in ``simulate``."""
     runner.set_threads(threads)
     first = trials if precision is None else min(BATCH, max_trials)
     cells = []
@@ -134,7 +107,7 @@ def play(scenarios: list, groups: list[list[int]], baselines: dict[int, int], *,
         ruleset = get_ruleset(scenario.ruleset)
         cells.append(_Cell(scenario, ruleset, ruleset.compile(scenario), first))
     pairings = {}
-    bar = runner._progress_bar(sum(c.target for c in cells), progress)
+    bar = runner.progress_bar(sum(c.target for c in cells), progress and not quiet)
     for group in groups:
         order = sorted(group, key=lambda i: i not in baselines.values())  # baselines first
         done = 0
@@ -146,7 +119,7 @@ def play(scenarios: list, groups: list[list[int]], baselines: dict[int, int], *,
                 cell = cells[i]
                 cell.tally, record = runner.run(cell.ruleset, cell.plan, end - done, seed,
                                                 first_trial=done, tally=cell.tally,
-                                                keep_fights=True)
+                                                keep_fights=True, notice=not quiet)
                 cell.digest.update(np.ascontiguousarray(record.T).tobytes())  # trial-major
                 marks = indicators(record, cell.tally.columns)
                 if i in baselines.values():

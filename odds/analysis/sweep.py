@@ -8,12 +8,13 @@ from pathlib import Path
 import numpy as np
 
 from odds.analysis import report
-from odds.analysis.compare import MAX_TRIALS, grid_text, records, row
+from odds.analysis.compare import grid_text, records, row
 from odds.analysis.comparison_file import cell
-from odds.analysis.paired import check_options, play
+from odds.analysis.paired import play
+from odds.api import MAX_TRIALS, check_arguments
 from odds.core import schema as s
 from odds.errors import ScenarioError
-from odds.scenario import Scenario, load
+from odds.scenario import Scenario, as_scenario
 
 MAX_VALUES = 1000  # values in one sweep
 
@@ -75,7 +76,7 @@ class Sweep:
 def sweep(scenario: Scenario | str | Path, path: str, values, *, trials: int | None = None,
           seed: int | None = None, threads: int | None = None,
           precision: float | None = None, max_trials: int = MAX_TRIALS,
-          progress: bool = False) -> Sweep:
+          progress: bool = False, quiet: bool = False) -> Sweep:
     """Simulate the scenario once per value of ``path`` (e.g. "defender.models[0].count").
 
     One line: ``odds.sweep("squad.toml", "attacker.models[0].profile.WS", range(2, 7)).plot()``.
@@ -83,9 +84,6 @@ def sweep(scenario: Scenario | str | Path, path: str, values, *, trials: int | N
     the same seed (common random numbers), so the curve is smooth. Every point is checked
     before any is run.
     """
-    if not isinstance(scenario, (Scenario, str, Path)):
-        raise TypeError(f"sweep() needs a Scenario or the path of a scenario TOML file, got "
-                        f"{type(scenario).__name__}")
     if not isinstance(path, str):
         raise TypeError(f"path must be a string such as 'defender.models[0].count', got "
                         f"{type(path).__name__}")
@@ -96,8 +94,9 @@ def sweep(scenario: Scenario | str | Path, path: str, values, *, trials: int | N
 
     from odds.rulesets import get_ruleset
 
-    check_options("odds.sweep", trials, seed, threads, precision, max_trials)
-    base = load(scenario) if isinstance(scenario, (str, Path)) else scenario.validated()
+    check_arguments(s.Where("odds.sweep", ""), trials=trials, seed=seed, threads=threads,
+                    precision=precision, max_trials=max_trials, progress=progress, quiet=quiet)
+    base = as_scenario(scenario)
     where = s.Where(base.source, "")
     if not len(values):
         raise ScenarioError("give at least one value to sweep over", base.source, path)
@@ -114,7 +113,7 @@ def sweep(scenario: Scenario | str | Path, path: str, values, *, trials: int | N
               for value in values]
     played = play(points, [[i] for i in range(len(points))], {}, seed=seed, trials=trials,
                   precision=precision, max_trials=max_trials, threads=threads,
-                  progress=progress)
+                  progress=progress, quiet=quiet)
     rows = [{"parameter": path, "value": value,
              **row(result, get_ruleset(result.scenario.ruleset)),
              "precision_met": result.precision_met}

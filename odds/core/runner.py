@@ -65,7 +65,7 @@ def run(ruleset, plan, trials: int, seed: int, *, first_trial: int = 0,
     if notice and trials and ruleset.needs_compiling():
         print(f"odds: compiling the {ruleset.id} kernel, once (this can take a minute or "
               "two); later runs load it from the cache", file=sys.stderr, flush=True)
-    bar = _progress_bar(trials, progress)
+    bar = progress_bar(trials, progress)
     done = 0
     while done < trials:
         n = min(chunk, trials - done)
@@ -82,7 +82,7 @@ def run(ruleset, plan, trials: int, seed: int, *, first_trial: int = 0,
     return tally, record
 
 
-def _progress_bar(total: int, wanted: bool):
+def progress_bar(total: int, wanted: bool):
     """A tqdm bar on stderr that appears only after 2 s, and only on a terminal."""
     if not wanted or not sys.stderr.isatty():
         return None
