@@ -128,6 +128,12 @@ def _clip(text: str, width: int = 160) -> str:
     return text if len(text) <= width else text[:width] + "..."
 
 
+def no_failures(failures: list[Failure], total: int) -> None:
+    """Fail the test with the :func:`report` alone (no traceback: it names every mutant)."""
+    if failures:
+        pytest.fail(report(failures, total), pytrace=False)
+
+
 def report(failures: list[Failure], total: int) -> str:
     """Every failing mutant, grouped by kind of failure, most frequent kind first."""
     kinds: dict[str, list[Failure]] = {}
@@ -284,7 +290,7 @@ def test_cli_on_file_mutants(source: Path, workdir: Path):
         files = None if mutant.refs_changed else (str(path),)
         failures += run_cli(argv, mutant.describe(), files, csv=csv, must_fail=mutant.must_fail,
                             must_pass=mutant.must_pass and argv[0] != "sweep")  # VALUES may be bad
-    assert not failures, report(failures, len(batch))
+    no_failures(failures, len(batch))
 
 
 @pytest.mark.parametrize("command", ["simulate", "simulate --json", "compare", "sweep"])
@@ -305,7 +311,7 @@ def test_cli_on_option_mutants(command: str, workdir: Path):
         failures += run_cli(argv + ["--quiet"], f"{source.name} {option.describe()}", None,
                             names=option.names, must_fail="a bad option" if option.bad else "",
                             must_pass=option.bad is False)
-    assert not failures, report(failures, len(batch))
+    no_failures(failures, len(batch))
 
 
 def test_cli_on_sweep_arguments(workdir: Path):
@@ -321,7 +327,7 @@ def test_cli_on_sweep_arguments(workdir: Path):
             failures += run_cli(argv, source.name, None, names=option.names,
                                 must_fail="bad sweep arguments" if option.bad else "",
                                 must_pass=option.bad is False)
-    assert not failures, report(failures, total)
+    no_failures(failures, total)
 
 
 def test_cli_plots_the_bundled_files(workdir: Path):
@@ -347,26 +353,29 @@ def test_cli_commands_that_may_not_exist_yet(workdir: Path):
     """`odds validate FILE` on mutants, `--version`, `examples`, `rulesets`, `weapons RULESET`:
     each is checked once the CLI has it and skipped (and named in the skip) until then."""
     usage = _help_text()
-    present = [argv for argv in NEW_COMMANDS if argv[0] in usage]
+    commands = set(re.search(r"\{([^}]*)\}", usage)[1].split(",")) | {
+        option for option in ("--version",) if option in usage}
+    present = [argv for argv in NEW_COMMANDS if argv[0] in commands]
     failures, total = [], len(present)
     for argv in present:
         failures += run_cli(argv, "", None)
-    if "validate" in usage:
+    if "validate" in commands:
         for mutant in m.mutants(m.SCENARIOS[0], 30) + m.mutants(m.COMPARISONS[0], 30):
             total += 1
             folder = "comparisons" if mutant.source in m.COMPARISONS else "mutants"
             path = workdir / folder / f"validate_{mutant.source.name}"
             path.write_bytes(mutant.text)
             failures += run_cli(["validate", str(path)], mutant.describe(),
-                                None if mutant.refs_changed else (str(path),))
-    assert not failures, report(failures, total)
+                                None if mutant.refs_changed else (str(path),),
+                                must_fail=mutant.must_fail, must_pass=mutant.must_pass)
+    no_failures(failures, total)
     missing = sorted({argv[0] for argv in NEW_COMMANDS} - {argv[0] for argv in present})
     if missing:
         pytest.skip(f"odds has no {', '.join(missing)} yet")
 
 
 def _help_text() -> str:
-    """`odds --help`: the commands (and --version) the CLI has."""
+    """`odds --help`: its usage line lists the commands, ``{simulate,compare,...}``."""
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
         try:
@@ -468,7 +477,7 @@ def test_api_on_file_mutants(source: Path, workdir: Path):
                                      lambda _: accepted + result_problems(done[1], TRIALS))
         if mutant.must_pass and len(done) < (1 if is_comparison else 2):
             failures.append(Failure(mutant.describe(), "valid input rejected"))
-    assert not failures, report(failures, len(batch))
+    no_failures(failures, len(batch))
 
 
 # In-place edits of a loaded Scenario object: (what is edited, how to reach it).
@@ -521,7 +530,7 @@ def test_api_on_edited_scenario_objects(source: Path, workdir: Path):
         failures += call_api(f"{source.name}@{k} [{edit}]",
                              lambda: odds.simulate(scenario, trials=TRIALS),
                              lambda r: result_problems(r, TRIALS))
-    assert not failures, report(failures, PER_EDIT)
+    no_failures(failures, PER_EDIT)
 
 
 _ARGUMENT_VALUES = (None, 0, -1, 1, 2, 2.5, 10**13, 2**64, math.nan, math.inf, "2", "x", True,
@@ -570,15 +579,17 @@ def test_api_on_bad_arguments(workdir: Path):
         failures += call_api(f"sweep({base.name}, {spath!r}, {values!r})",
                              lambda: odds.sweep(base, spath, values, trials=TRIALS),
                              lambda s: [p for r in s.results for p in result_problems(r, TRIALS)])
-    assert not failures, report(failures, total)
+    no_failures(failures, total)
 
 
 def _accepted_problems(argument: str, value, result, kwargs) -> list[tuple[str, str]]:
     """A call that succeeded: a whole-number argument must have been a whole number in range
-    (no bools, floats, strings, 0 threads), and the result consistent."""
+    (no bools, floats, strings, 0 threads; a seed or trial count below 2**63; more threads
+    than cores may be clamped), and the result consistent."""
     least = 0 if argument == "seed" else 1
+    most = 2**63 if argument in ("seed", "trials") else math.inf
     if argument in ("trials", "seed", "threads", "max_trials") and value is not None and (
-            isinstance(value, bool) or not isinstance(value, int) or not least <= value < 2**63):
+            isinstance(value, bool) or not isinstance(value, int) or not least <= value < most):
         return [(f"accepted {argument}={value!r}", "")]
     trials = result.trials if kwargs.get("precision") is not None else kwargs["trials"]
     if trials is None:  # the file's
