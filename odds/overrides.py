@@ -57,6 +57,8 @@ def _parse(path: str, where: Where) -> list:
         if m.start() != pos and path[pos:m.start()] != ".":
             raise where.error(f"malformed path {path!r}")
         key, index = m.groups()
+        if not (key or index).strip():
+            raise where.error(f"malformed path {path!r}: a part is blank")
         if key is not None:
             parts.append(key)
         else:

@@ -207,6 +207,10 @@ def from_dict(data: dict, source: str = "<python>",
     attacker = _side(data["attacker"], rules, top / "attacker")
     defender = _side(data["defender"], rules, top / "defender")
     weapons, sources = _weapons(data.get("weapons", {}), top / "weapons")
+    if weapon_sources is not None and not (isinstance(weapon_sources, dict) and all(
+            isinstance(k, str) and isinstance(v, str) for k, v in weapon_sources.items())):
+        raise TypeError(f"weapon_sources must map weapon names to the files they were read "
+                        f"from, got {_shown(weapon_sources)}")
     sources = {**{k: v for k, v in (weapon_sources or {}).items() if k in weapons}, **sources}
     scenario = Scenario(
         ruleset=ruleset_id,

@@ -100,6 +100,8 @@ def test_a_side_from_a_file_of_the_same_ruleset(tmp_path):
     ({"attacker.models.count": 1}, r"attacker.models is a list: pick an entry with \[0\] or "
                                    r"\[name\], not .count"),
     ({"attacker.models[0][1]": 1}, r"attacker.models\[0\] is a table, not a list: \[1\]"),
+    ({" ": 1}, r"malformed path ' ': a part is blank"),
+    ({"attacker.models[ ].count": 1}, r"malformed path .*: a part is blank"),
 ])
 def test_an_index_where_it_cannot_go_is_an_error(tmp_path, changes, says):
     body = "set = { " + ", ".join(f'"{p}" = {str(v).lower()}' for p, v in changes.items()) + " }\n"

@@ -253,7 +253,7 @@ def _scenario_command(rng, mutant: m.Mutant, path: Path, workdir: Path):
     if command == "sweep":
         spath, values = m.sweep_target(rng, tomllib.loads(mutant.source.read_text("utf-8")))
         return ["sweep", str(path), spath, values, *head], None
-    if command == "compare":
+    if command == "compare":  # a scenario is not a comparison: always exit 2, saying so
         return ["compare", str(path), *head], None
     if command == "json":
         return ["simulate", str(path), *head, "--json"], None
@@ -288,8 +288,11 @@ def test_cli_on_file_mutants(source: Path, workdir: Path):
         else:
             argv, csv = _scenario_command(rng, mutant, path, workdir)
         files = None if mutant.refs_changed else (str(path),)
-        failures += run_cli(argv, mutant.describe(), files, csv=csv, must_fail=mutant.must_fail,
-                            must_pass=mutant.must_pass and argv[0] != "sweep")  # VALUES may be bad
+        wrong_kind = (argv[0] != "compare") if is_comparison else (argv[0] == "compare")
+        must_fail = "a file of the wrong kind for the command" if wrong_kind else mutant.must_fail
+        failures += run_cli(argv, mutant.describe(), files, csv=csv, must_fail=must_fail,
+                            must_pass=mutant.must_pass and argv[0] != "sweep"  # VALUES may be bad
+                            and not wrong_kind)
     no_failures(failures, len(batch))
 
 
@@ -345,44 +348,26 @@ def test_cli_plots_the_bundled_files(workdir: Path):
     assert not failures, report(failures, len(FILES) + 1)
 
 
-NEW_COMMANDS = (["--version"], ["examples"], ["rulesets"], ["weapons", "wh40k3"],
-                ["weapons", "chess"], ["weapons", ""], ["validate", "no/such/file.toml"])
+COMMANDS = (["--version"], ["examples"], ["examples", "--paths"], ["rulesets"],
+            ["weapons", "wh40k3"], ["weapons", "chess"], ["weapons", ""],
+            ["validate", "no/such/file.toml"])
 
 
-def test_cli_commands_that_may_not_exist_yet(workdir: Path):
-    """`odds validate FILE` on mutants, `--version`, `examples`, `rulesets`, `weapons RULESET`:
-    each is checked once the CLI has it and skipped (and named in the skip) until then."""
-    usage = _help_text()
-    commands = set(re.search(r"\{([^}]*)\}", usage)[1].split(",")) | {
-        option for option in ("--version",) if option in usage}
-    present = [argv for argv in NEW_COMMANDS if argv[0] in commands]
-    failures, total = [], len(present)
-    for argv in present:
+def test_cli_commands_and_validate_on_mutants(workdir: Path):
+    """`--version`, `examples`, `rulesets`, `weapons RULESET` (good and bad), and
+    `odds validate FILE` on mutants: exit 0, or exit 2 with one error line."""
+    failures, total = [], len(COMMANDS)
+    for argv in COMMANDS:
         failures += run_cli(argv, "", None)
-    if "validate" in commands:
-        for mutant in m.mutants(m.SCENARIOS[0], 30) + m.mutants(m.COMPARISONS[0], 30):
-            total += 1
-            folder = "comparisons" if mutant.source in m.COMPARISONS else "mutants"
-            path = workdir / folder / f"validate_{mutant.source.name}"
-            path.write_bytes(mutant.text)
-            failures += run_cli(["validate", str(path)], mutant.describe(),
-                                None if mutant.refs_changed else (str(path),),
-                                must_fail=mutant.must_fail, must_pass=mutant.must_pass)
+    for mutant in m.mutants(m.SCENARIOS[0], 30) + m.mutants(m.COMPARISONS[0], 30):
+        total += 1
+        folder = "comparisons" if mutant.source in m.COMPARISONS else "mutants"
+        path = workdir / folder / f"validate_{mutant.source.name}"
+        path.write_bytes(mutant.text)
+        failures += run_cli(["validate", str(path)], mutant.describe(),
+                            None if mutant.refs_changed else (str(path),),
+                            must_fail=mutant.must_fail, must_pass=mutant.must_pass)
     no_failures(failures, total)
-    missing = sorted({argv[0] for argv in NEW_COMMANDS} - {argv[0] for argv in present})
-    if missing:
-        pytest.skip(f"odds has no {', '.join(missing)} yet")
-
-
-def _help_text() -> str:
-    """`odds --help`: its usage line lists the commands, ``{simulate,compare,...}``."""
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-        try:
-            main(["--help"])
-        except SystemExit:
-            pass
-    return out.getvalue()
 
 
 # ------------------------------------------------------------------------ the Python API
