@@ -4,7 +4,7 @@
 new file and a list of what was done to it. Most are made on the parsed TOML data (a value of
 another type or at a boundary, a key deleted or added, an entry duplicated, names made to
 collide, the sides swapped, paths in a comparison's ``set`` made nonsense...) and written back
-with :func:`dumps`, a small TOML writer for the shapes the bundled files use; the rest are
+with :func:`toml_text.dumps`, a small TOML writer for the shapes the bundled files use; the rest are
 byte-level (Latin-1 text, a byte-order mark, truncation, a NUL byte, a duplicated table
 header...). Mutant ``k`` of a file is drawn from ``random.Random("<file name>#<k>")``, so the
 list is the same on every run and every machine.
@@ -24,6 +24,7 @@ import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from toml_text import dumps
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data"
@@ -76,81 +77,6 @@ class _NotHere(Exception):
 
 
 # ---------------------------------------------------------------------------- TOML writer
-
-_BARE = re.compile(r"[A-Za-z0-9_-]+")
-_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f",
-            "\r": "\\r"}
-
-
-def dumps(data: dict) -> str:
-    """TOML text for ``data``: tables and arrays of tables as headers (with inline tables
-    inside array entries), strings, ints, floats including nan and inf, bools, arrays."""
-    lines: list[str] = []
-    _table(lines, (), data)
-    return "\n".join(lines) + "\n"
-
-
-def _table(lines: list[str], prefix: tuple, table: dict, inline_tables: bool = False) -> None:
-    subtables, arrays = [], []
-    for key, value in table.items():
-        if not inline_tables and isinstance(value, dict):
-            subtables.append((key, value))
-        elif not inline_tables and _is_table_array(value):
-            arrays.append((key, value))
-        else:
-            lines.append(f"{_key(key)} = {_value(value)}")
-    for key, value in subtables:
-        lines += ["", f"[{_dotted(prefix + (key,))}]"]
-        _table(lines, prefix + (key,), value)
-    for key, entries in arrays:
-        for entry in entries:
-            lines += ["", f"[[{_dotted(prefix + (key,))}]]"]
-            _table(lines, prefix + (key,), entry, inline_tables=True)
-
-
-def _is_table_array(value) -> bool:
-    return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
-
-
-def _dotted(keys: tuple) -> str:
-    return ".".join(_key(k) for k in keys)
-
-
-def _key(key: str) -> str:
-    return key if _BARE.fullmatch(key) else _string(key)
-
-
-def _string(text: str) -> str:
-    out = []
-    for c in text:
-        if c in _ESCAPES:
-            out.append(_ESCAPES[c])
-        elif ord(c) < 0x20 or c == "\x7f":
-            out.append(f"\\u{ord(c):04x}")
-        else:
-            out.append(c)
-    return '"' + "".join(out) + '"'
-
-
-def _value(value) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "nan"
-        if math.isinf(value):
-            return "inf" if value > 0 else "-inf"
-        return repr(value)
-    if isinstance(value, str):
-        return _string(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(_value(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{ " + ", ".join(f"{_key(k)} = {_value(v)}" for k, v in value.items()) + " }"
-    raise TypeError(f"no TOML for {value!r}")
-
 
 def same(a, b) -> bool:
     """Equal TOML data: same types (a bool is not an int), nan equal to nan."""
