@@ -20,7 +20,7 @@ from odds.analysis import report
 from odds.analysis.comparison_file import cell, is_comparison, load_comparison
 from odds.analysis.paired import play
 from odds.api import MAX_TRIALS, check_arguments
-from odds.analysis.result import FLAGS, OUTCOMES, flags, label, mean_keys, side_means
+from odds.analysis.result import OUTCOMES, flag_columns, flags, label, mean_keys, side_means
 from odds.core.outcome import COLUMNS
 from odds.core import schema as s
 from odds.errors import ScenarioError
@@ -121,7 +121,7 @@ def grid_text(f, keys: list[str], paired: bool, precision: float | None) -> list
     fights = precision is not None or f["trials"].nunique() > 1
     shown = ["attacker_wins", "defender_wins"]
     shown += [k for k in ("both_destroyed", "unresolved", "no_fight") if f[k].gt(0).any()]
-    shown += [k for k in FLAGS if k in f.columns]
+    shown += [k for k in f.columns if k in flag_columns()]
     diffs = [k for k in ("attacker_wins", "defender_wins") if paired]
     mean_keys = [k for k in f.columns if k == "mean_rounds" or k.endswith("_mean")]
     points = [k for k in ("points_ratio", "wins_per_100_points") if f[k].notna().any()]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -36,7 +37,6 @@ OUTCOMES = {
 
 # Per-ruleset record columns that are yes/no per fight (0 or 1): reported as probabilities.
 # Every other per-ruleset column is a count per fight (parries, exchanges...): reported as a mean.
-FLAGS = ("attacker_shaken", "defender_shaken", "sweeping_advance", "pushed")
 
 # The shared record columns' means, under their historic names, in the order they are listed.
 MEANS = {"rounds": "mean_rounds", "attacker_lost": "attacker_losses_mean",
@@ -44,15 +44,24 @@ MEANS = {"rounds": "mean_rounds", "attacker_lost": "attacker_losses_mean",
          "defender_wounds": "defender_wounds_mean"}
 
 
+@lru_cache(maxsize=None)
+def flag_columns() -> frozenset[str]:
+    """The yes/no per-ruleset columns (``Ruleset.flag_columns``) of every ruleset."""
+    from odds.rulesets import RULESETS, get_ruleset
+
+    return frozenset(c for r in RULESETS for c in get_ruleset(r).flag_columns)
+
+
 def flags(columns: tuple[str, ...]) -> tuple[str, ...]:
     """The yes/no columns among a record's per-ruleset columns."""
-    return tuple(c for c in columns[len(COLUMNS):] if c in FLAGS)
+    return tuple(c for c in columns[len(COLUMNS):] if c in flag_columns())
 
 
 def mean_keys(columns: tuple[str, ...]) -> dict[str, str]:
     """Record column -> the key of its mean: the shared columns, then every per-ruleset count
     column as ``<column>_mean``."""
-    return {**MEANS, **{c: f"{c}_mean" for c in columns[len(COLUMNS):] if c not in FLAGS}}
+    return {**MEANS, **{c: f"{c}_mean" for c in columns[len(COLUMNS):]
+                        if c not in flag_columns()}}
 
 
 def _outcome_of_code() -> np.ndarray:

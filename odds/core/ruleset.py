@@ -29,9 +29,10 @@ class Ruleset:
     check: Callable[[Any], None]
     compile: Callable[[Any], Any]
     kernel: str
-    rule_ids: tuple[str, ...] = ()  # the RULES.md rule IDs it implements (each one tested)
+    rule_ids: tuple[str, ...] = ()  # the rule IDs it implements (each one named by a test)
     points: Callable[[Any, str], float | None] = lambda scenario, side: None
     extra_columns: tuple[str, ...] = ()
+    flag_columns: tuple[str, ...] = ()  # the yes/no ones among extra_columns (0 or 1 a fight)
     default_max_rounds: int = 10
     single_unit: bool = False  # a side is one unit described by side_keys, with no [[models]]
     rules: dict[str, tuple] = field(default_factory=dict)  # the scenario's [rules] table

@@ -19,5 +19,6 @@ RULESET = Ruleset(
     # R4-1 (orders) and R4-3 (measuring, contact) are table-top movement: out of scope (README).
     rule_ids=("R4-2", "R4-4", "R4-5", "R4-6"),
     extra_columns=("attacker_shaken", "defender_shaken", "sweeping_advance"),
+    flag_columns=("attacker_shaken", "defender_shaken", "sweeping_advance"),
     single_unit=True,
 )

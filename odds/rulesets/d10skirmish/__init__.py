@@ -66,4 +66,5 @@ RULESET = Ruleset(
     # charge or push declared (README.md "Out of scope")
     rule_ids=tuple(f"R3-{i}" for i in range(2, 10)),
     extra_columns=("exchanges", "pushed"),
+    flag_columns=("pushed",),
 )
