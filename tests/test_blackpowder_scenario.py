@@ -85,7 +85,7 @@ def test_bad_input_names_the_field(change, field):
 
 def test_unknown_rule_suggests_the_closest():
     e = error(data(defender=unit("D", rules=["ferocious charg"])))
-    assert "ferocious charge" in e.message and "special_rules.toml" in e.message
+    assert "ferocious charge" in e.message and "odds weapons blackpowder" in e.message
 
 
 @pytest.mark.parametrize("charger, defender, engagement, field", [

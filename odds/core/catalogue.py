@@ -43,5 +43,5 @@ def unknown_name(name: str, known, where: s.Where, home: str, kind: str = "weapo
     (``home``; with ``inline``, a scenario may also define its own under ``[weapons]``)."""
     near = difflib.get_close_matches(name, list(known), n=3)
     hint = f"; did you mean {', '.join(map(repr, near))}?" if near else ""
-    own = ", or define it under [weapons]" if inline else ""
-    return where.error(f"unknown {kind} {name!r}{hint} (known: {home}{own})")
+    own = "; or define it under [weapons] or in a weapons file" if inline else ""
+    return where.error(f"unknown {kind} {name!r}{hint} ({home}{own})")

@@ -175,7 +175,7 @@ def check(scenario) -> None:
         for i, name in enumerate(unit["rules"]):
             if name not in known:
                 raise unknown_name(name, known, where / key / "rules" / i,
-                                   "data/blackpowder/special_rules.toml: "
+                                   "`odds weapons blackpowder` lists them: "
                                    + ", ".join(sorted(known)), kind="special rule",
                                    inline=False)
         if unit["formation"] == "square" and unit["type"] not in INFANTRY:

@@ -103,7 +103,7 @@ def check(scenario) -> None:
         for j, name in enumerate(group.equipment):
             if name not in table:
                 raise unknown_name(name, table, where / "equipment" / j,
-                                   "data/d10skirmish/weapons.toml")
+                                   "`odds weapons d10skirmish` lists them")
         s.once_each(group.equipment, where / "equipment")  # the modifiers add up (A4)
         fighter = _fighter(group, table)
         if not 1 <= fighter.skill <= 10:

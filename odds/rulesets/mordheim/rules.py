@@ -224,7 +224,7 @@ def _check_equipment(group, table: dict[str, Weapon], where: s.Where) -> None:
     for j, name in enumerate(group.equipment):
         if name not in table:
             raise unknown_name(name, table, where / "equipment" / j,
-                               "data/mordheim/weapons.toml")
+                               "`odds weapons mordheim` lists them")
     items = [table[n] for n in group.equipment]
     hand = [w for w in items if w.kind == "weapon"]
     held = hand + [w for w in items if w.kind in ("buckler", "shield")]

@@ -170,7 +170,7 @@ def _check_group_count(scenario) -> None:
 def _check_group(group, table: dict[str, Weapon], where: s.Where) -> None:
     for j, name in enumerate(group.equipment):
         if name not in table:
-            raise unknown_name(name, table, where / "equipment" / j, "data/wh40k3/weapons.toml")
+            raise unknown_name(name, table, where / "equipment" / j, "`odds weapons wh40k3` lists them")
     # a pair of close-combat weapons or pistols (two_weapon) is the two-weapon bonus (R0-3);
     # any other item listed again would only count its points twice
     s.once_each(group.equipment, where / "equipment",

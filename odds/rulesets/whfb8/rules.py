@@ -69,7 +69,7 @@ def _special_rules(value, where: s.Where) -> list[str]:
     names = s.distinct_names(value, where)
     for i, name in enumerate(names):
         if name not in SPECIAL_RULES:
-            raise unknown_name(name, SPECIAL_RULES, where / i, ", ".join(SPECIAL_RULES),
+            raise unknown_name(name, SPECIAL_RULES, where / i, "known: " + ", ".join(SPECIAL_RULES),
                                kind="special rule", inline=False)
     return names
 
@@ -205,7 +205,7 @@ def _check_group(group, table: dict[str, Equipment], where: s.Where) -> None:
     on_mount = mounted(group)
     for j, name in enumerate(group.equipment):
         if name not in table:
-            raise unknown_name(name, table, where / "equipment" / j, "data/whfb8/weapons.toml",
+            raise unknown_name(name, table, where / "equipment" / j, "`odds weapons whfb8` lists them",
                                kind="weapon or armour")
         if table[name].mounted_only and not on_mount:
             raise (where / "equipment" / j).error(
