@@ -1,6 +1,6 @@
 """Speed of every bundled scenario in this tree against another tree, in one run.
 
-    python benchmarks/before_after.py OLD_TREE [--trials N] [--passes K] [--threads T]
+    python benchmarks/before_after.py OLD_TREE [--trials N] [--passes K] [--threads T] [--only TEXT]
 
 OLD_TREE is a checkout of an earlier commit (e.g. ``git worktree add /tmp/before HEAD~3``).
 For each bundled scenario, one worker process per tree (``PYTHONPATH=TREE``, each with its own
@@ -62,13 +62,15 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=1_000_000)
     parser.add_argument("--passes", type=int, default=5)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--only", default="", help="only scenarios whose file name has this")
     args = parser.parse_args()
     old = args.old.resolve()
     print(f"{args.trials:,} fights per pass, median of {args.passes} alternating passes, "
           f"{args.threads} thread(s); new = {ROOT}, old = {old}")
     print(f"{'scenario':<52}{'old M/s':>9}{'new M/s':>9}{'new/old':>9}")
     for scenario in sorted((ROOT / "data" / "scenarios").glob("*.toml")):
-        if not (old / "data" / "scenarios" / scenario.name).exists():
+        if args.only not in scenario.name or not (old / "data" / "scenarios"
+                                                  / scenario.name).exists():
             continue
         procs = {name: worker(tree, scenario, args.trials, args.threads)
                  for name, tree in (("old", old), ("new", ROOT))}

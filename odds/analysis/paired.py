@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from odds.analysis.intervals import mean_difference, paired_difference
-from odds.analysis.result import Result, indicators, mean_keys
+from odds.analysis.result import Result, code_indicators, mean_keys, outcome_codes
 from odds.api import BATCH, next_target
 from odds.core import runner
 from odds.rulesets import get_ruleset
@@ -23,26 +23,25 @@ from odds.rulesets import get_ruleset
 
 @dataclass
 class Pairing:
-    """Running sums of one cell's fights against its baseline's, fight by fight."""
+    """Running sums of one cell's fights against its baseline's, fight by fight: how often
+    each pair (cell's outcome code, baseline's code) occurred, and the paired differences of
+    every counted column."""
 
     columns: tuple[str, ...]
     trials: int = 0
     same: bool = True  # every paired fight had the same record so far
-    tables: dict = field(default_factory=dict)  # probability -> [both, cell only, baseline only]
+    pairs: np.ndarray | None = None  # [cell code, baseline code] counts (outcome_codes)
     sums: dict = field(default_factory=dict)    # mean -> [sum of d, sum of d^2]
 
-    def add(self, record, marks, base_record, base_marks) -> None:
+    def add(self, record, code, base_record, base_code) -> None:
         self.trials += record.shape[1]
         self.same = self.same and np.array_equal(record, base_record)
-        for key, x in marks.items():
-            y = base_marks[key]
-            table = self.tables.setdefault(key, [0, 0, 0])
-            table[0] += int(np.count_nonzero(x & y))
-            table[1] += int(np.count_nonzero(x & ~y))
-            table[2] += int(np.count_nonzero(~x & y))
+        k = len(next(iter(code_indicators(self.columns).values())))  # codes there are
+        pairs = np.bincount(code * k + base_code, minlength=k * k).reshape(k, k)
+        self.pairs = pairs if self.pairs is None else self.pairs + pairs
         for column, key in mean_keys(self.columns).items():
             i = self.columns.index(column)
-            d = record[i].astype(np.int64) - base_record[i]
+            d = np.subtract(record[i], base_record[i], dtype=np.int64)
             sums = self.sums.setdefault(key, [0, 0])
             sums[0] += int(d.sum())
             sums[1] += int(d @ d)
@@ -52,7 +51,9 @@ class Pairing:
         paired interval) and mean (normal interval), and ``paired_trials``. Fights that were
         all identical give exactly 0 [0, 0]."""
         n, out = self.trials, {}
-        for key, (both, cell_only, base_only) in self.tables.items():
+        for key, m in code_indicators(self.columns).items():
+            both, cell_only, base_only = (int(self.pairs[np.ix_(a, b)].sum())
+                                          for a, b in ((m, m), (m, ~m), (~m, m)))
             diff = (0.0, 0.0, 0.0) if self.same else paired_difference(
                 both, cell_only, base_only, n - both - cell_only - base_only)
             out.update(zip((f"{key}_diff", f"{key}_diff_low", f"{key}_diff_high"), diff))
@@ -73,7 +74,12 @@ class _Cell:
     target: int
     tally: object = None
     precision_met: bool | None = None
-    digest: object = field(default_factory=lambda: hashlib.blake2b(digest_size=16))
+    hashes: list = field(default_factory=list)  # one SHA-256 per record column
+
+    def digest(self) -> tuple:
+        """The whole per-fight record's fingerprint: each column's hash over its trials in
+        order, so it does not depend on where chunks were cut."""
+        return tuple(h.digest() for h in self.hashes)
 
     @property
     def played(self) -> int:
@@ -120,13 +126,16 @@ def play(scenarios: list, groups: list[list[int]], baselines: dict[int, int], *,
                 cell.tally, record = runner.run(cell.ruleset, cell.plan, end - done, seed,
                                                 first_trial=done, tally=cell.tally,
                                                 keep_fights=True, notice=not quiet)
-                cell.digest.update(np.ascontiguousarray(record.T).tobytes())  # trial-major
-                marks = indicators(record, cell.tally.columns)
+                if not cell.hashes:
+                    cell.hashes = [hashlib.sha256() for _ in record]
+                for h, column in zip(cell.hashes, record):  # rows of a C-ordered record
+                    h.update(column)
+                code = outcome_codes(record, cell.tally.columns)
                 if i in baselines.values():
-                    kept[i] = record, marks
+                    kept[i] = record, code
                 if baselines.get(i) in kept:
                     pairing = pairings.setdefault(i, Pairing(cell.tally.columns))
-                    pairing.add(record, marks, *kept[baselines[i]])
+                    pairing.add(record, code, *kept[baselines[i]])
                 if bar is not None:
                     bar.update(end - done)
             done = end
@@ -139,7 +148,7 @@ def play(scenarios: list, groups: list[list[int]], baselines: dict[int, int], *,
         bar.close()
     results = [Result(c.scenario, c.tally, seed, precision_met=c.precision_met,
                       precision=precision) for c in cells]
-    return Played(results, pairings, [c.digest.digest() for c in cells])
+    return Played(results, pairings, [c.digest() for c in cells])
 
 
 def _advance(cell: _Cell, seed: int, precision: float | None, max_trials: int) -> int:

@@ -75,12 +75,24 @@ def _outcome_of_code() -> np.ndarray:
 _OUTCOME_OF_CODE = _outcome_of_code()
 
 
-def indicators(record: np.ndarray, columns: tuple[str, ...]) -> dict[str, np.ndarray]:
-    """Per fight of a record (columns x fights), whether each probability of
-    :meth:`Result.counts` happened: the same keys, so paired fights can be compared."""
+def outcome_codes(record: np.ndarray, columns: tuple[str, ...]) -> np.ndarray:
+    """Per fight of a record (columns x fights), one small code that says which probability
+    of :meth:`Result.counts` and which yes/no column happened: ``(winner, end)`` and one bit
+    per flag (see :func:`code_indicators`), so paired fights compare as pairs of codes."""
     code = record[0].astype(np.int64) * len(ENDS) + record[1]
-    out = dict(zip(OUTCOMES, _OUTCOME_OF_CODE[:, code]))
-    out.update({c: record[columns.index(c)] > 0 for c in flags(columns)})
+    for c in flags(columns):
+        code = 2 * code + (record[columns.index(c)] > 0)
+    return code
+
+
+@lru_cache(maxsize=None)
+def code_indicators(columns: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """For every probability key (the outcomes, then the flags), whether each code of
+    :func:`outcome_codes` counts for it: a bool array over all codes (shared: do not edit)."""
+    f = flags(columns)
+    codes = np.arange(len(WINNERS) * len(ENDS) << len(f))
+    out = dict(zip(OUTCOMES, _OUTCOME_OF_CODE[:, codes >> len(f)]))
+    out.update({c: (codes >> (len(f) - 1 - j)) & 1 == 1 for j, c in enumerate(f)})
     return out
 
 
