@@ -1,4 +1,4 @@
-"""Black Powder (1st ed.) melee with the seed's Pike & Shotte additions (RULES.md §5, seed 004).
+"""Black Powder (1st ed.) melee with Pike & Shotte additions (R4-x, §5.x).
 See README.md here."""
 from odds.core.ruleset import Ruleset
 from odds.rulesets.blackpowder import rules

@@ -1,4 +1,4 @@
-"""blackpowder scenario schema, data tables and the charge checks (RULES.md §5; README.md here).
+"""blackpowder scenario schema, data tables and the charge checks (README.md here).
 
 A side is one unit (``Ruleset.single_unit``): type, formation, profile, status, special rules and
 supports are the side's own keys.

@@ -1,4 +1,4 @@
-"""The D10 action-point skirmish game's melee (RULES.md §4, seed 003). See README.md here."""
+"""The D10 action-point skirmish game's melee (R3-x, A1-A6). See README.md here."""
 from __future__ import annotations
 
 import numpy as np

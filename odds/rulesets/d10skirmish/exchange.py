@@ -2,7 +2,7 @@
 
 This is the readable statement of the exchange. The numba kernel mirrors it on counts of dice
 per face (:func:`odds.rulesets.d10skirmish.kernel.resolve`); the tests check that the two agree
-on every roll of small dice counts and reproduce the seed's worked example:
+on every roll of small dice counts and reproduce the rules text's worked example:
 
 >>> a, b = resolve([1, 4, 6], Roller(6), [4, 5, 6], Roller(5))
 >>> a, b

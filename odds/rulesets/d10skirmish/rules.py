@@ -1,4 +1,4 @@
-"""d10skirmish scenario schema, weapons and fighters (RULES.md §4; semantics in README.md here)."""
+"""d10skirmish scenario schema, weapons and fighters (semantics in README.md here)."""
 from __future__ import annotations
 
 import math

@@ -1,4 +1,4 @@
-"""Mordheim close combat (RULES.md §2, seed 001): individual warriors. See README.md here."""
+"""Mordheim close combat (R1-x): individual warriors. See README.md here."""
 from odds.core.ruleset import Ruleset
 from odds.rulesets.mordheim import rules
 from odds.rulesets.mordheim.compile import EXTRA_COLUMNS, compile_plan

@@ -1,4 +1,4 @@
-"""Mordheim scenario schema, weapons, dice charts and warriors (RULES.md §2; README.md here)."""
+"""Mordheim scenario schema, weapons, dice charts and warriors (README.md here)."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,4 +1,4 @@
-"""Warhammer 40,000 3rd edition close combat (RULES.md §1, seed 000). See README.md here."""
+"""Warhammer 40,000 3rd edition close combat (R0-x). See README.md here."""
 from odds.core.ruleset import Ruleset
 from odds.rulesets.wh40k3 import rules
 from odds.rulesets.wh40k3.compile import compile_plan

@@ -1,4 +1,4 @@
-"""wh40k3 scenario schema, weapons and dice charts (RULES.md §1; semantics in README.md here)."""
+"""wh40k3 scenario schema, weapons and dice charts (semantics in README.md here)."""
 from __future__ import annotations
 
 from dataclasses import dataclass

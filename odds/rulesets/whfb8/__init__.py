@@ -1,5 +1,5 @@
-"""Warhammer Fantasy Battles 8th edition melee of two ranked units (RULES.md §3, seed 002),
-with the seed's "Warhammer Resurrection" supporting attacks as an option. See README.md here."""
+"""Warhammer Fantasy Battles 8th edition melee of two ranked units (R2-x),
+with the "Warhammer Resurrection" supporting attacks as an option. See README.md here."""
 from odds.core.ruleset import Ruleset
 from odds.rulesets.whfb8 import rules
 from odds.rulesets.whfb8.compile import compile_plan

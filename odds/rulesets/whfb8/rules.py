@@ -1,4 +1,4 @@
-"""whfb8 scenario schema, equipment, dice charts and checks (RULES.md §3; README.md here)."""
+"""whfb8 scenario schema, equipment, dice charts and checks (README.md here)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
