@@ -340,15 +340,13 @@ def _scalar(text: str):
 
 
 def _validate(args) -> int:
-    from odds.analysis.compare import check_baseline
     from odds.analysis.comparison_file import is_comparison, load_comparison
     from odds.analysis.report import count
     from odds.scenario import load
 
     for path in args.files:
         if is_comparison(Path(path)):
-            spec = load_comparison(path)
-            check_baseline(spec["variants"], spec.get("baseline"), path)
+            spec = load_comparison(path)  # checks the baseline too
             base = spec["base"]
             print(f"{path}: ok (comparison, {base.ruleset}, {spec['name']!r}, "
                   f"{count(len(spec['variants']), 'variant')} x "
