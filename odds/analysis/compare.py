@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from odds.analysis import report
-from odds.analysis.comparison_file import cell, is_comparison, load_comparison
+from odds.analysis.comparison_file import cell, given, is_comparison, load_comparison
 from odds.analysis.paired import play
 from odds.api import MAX_TRIALS, check_arguments
 from odds.analysis.result import OUTCOMES, flag_columns, flags, label, mean_keys, side_means
@@ -238,9 +238,11 @@ def compare(base: Scenario | str | Path, variants: dict | None = None,
                      trials=spec["trials"] if trials is None else trials,
                      seed=spec["seed"] if seed is None else seed, **options)
     scenario = as_scenario(base)
-    return _grid(scenario.name, scenario, variants or {"base": {}}, opponents or {"base": {}},
-                 baseline, "odds.compare", trials=trials, seed=seed,
-                 **options)
+    named = {key: {name: given(changes, "odds.compare", f"{key} {name!r}: ")
+                   for name, changes in (value or {"base": {}}).items()}
+             for key, value in (("variants", variants), ("opponents", opponents))}
+    return _grid(scenario.name, scenario, named["variants"], named["opponents"],
+                 baseline, "odds.compare", trials=trials, seed=seed, **options)
 
 
 def _check_changes(what: str, value) -> None:

@@ -104,6 +104,12 @@ def _written(changes: dict, where: s.Where, label: str) -> Changes:
                          for p, v in leaves(changes)))
 
 
+def given(changes: dict, source: str, label: str) -> Changes:
+    """Changes given in Python (``odds.compare(variants={name: {path: value}})``), each named
+    where it was given: ``odds.compare: variants "power weapon": attacker.models[1].count``."""
+    return Changes(tuple((p, v, s.Where(source, f"{label}{p}")) for p, v in leaves(changes)))
+
+
 def _quoted(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
