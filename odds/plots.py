@@ -297,11 +297,14 @@ def comparison_heatmap(comparison, metric: str = "attacker_wins", ax=None):
 
     cells = grid(values)
     finite = cells[np.isfinite(cells)]
-    cmap = {"attacker": "RdYlGn", "defender": "RdYlGn_r"}.get(_side(metric), "viridis")
-    centre = CENTRES.get(metric, 0.0 if finite.min() < 0 else None)  # 0: a signed difference
+    difference = metric.endswith("_diff")  # a variant minus its baseline: centred on 0
+    cmap = {"attacker": "RdYlGn", "defender": "RdYlGn_r"}.get(
+        _side(metric.removesuffix("_diff")), "viridis")
+    centre = CENTRES.get(metric, 0.0 if difference or finite.min() < 0 else None)
     if percent and centre is None:
         vmin, vmax = 0, 100
-    elif centre is not None and finite.min() < centre < finite.max():
+    elif centre is not None and (difference or finite.min() < centre < finite.max()) \
+            and np.abs(finite - centre).max() > 0:
         reach = np.abs(finite - centre).max()
         vmin, vmax = centre - reach, centre + reach
         cmap = "RdBu" if cmap == "viridis" else cmap

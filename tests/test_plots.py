@@ -178,6 +178,16 @@ def test_a_heatmap_of_a_probability_is_in_percent_with_intervals(grid):
                                       f"{100 * row['defender_wins_high']:.1f}]")
 
 
+def test_a_heatmap_of_a_difference_is_centred_on_zero_in_its_side_colours(grid):
+    """A ``_diff`` column (variant minus baseline) is centred on 0 even when every
+    difference has one sign, and coloured for the side its base column favours."""
+    values = grid.frame["defender_wins_diff"] * 100
+    ax = plots.comparison_heatmap(grid, "defender_wins_diff")
+    norm, reach = ax.images[0].norm, values.abs().max()
+    assert (norm.vmin, norm.vmax) == pytest.approx((-reach, reach))
+    assert ax.images[0].cmap.name.startswith("RdYlGn_r")
+
+
 def test_an_unknown_or_empty_metric_says_what_can_be_charted(grid, marines_vs_boyz):
     with pytest.raises(ValueError, match=r"cannot chart 'points': choose one of "
                                          r"attacker_wins, defender_wins, .*points_ratio"):
