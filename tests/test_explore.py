@@ -28,10 +28,10 @@ def offered(dropdown) -> list:
     return [value for _, value in dropdown.options]
 
 
-def played(path, changes, trials=TRIALS):
+def played(path, changes, seed=None):
     """What odds.simulate gives for the scenario with ``changes`` (what the explorer shows)."""
     return odds.simulate(cell(odds.load(path), changes, {}, s.Where("<test>", "")),
-                         trials=trials, quiet=True)
+                         trials=TRIALS, seed=seed, quiet=True)
 
 
 @pytest.mark.parametrize("path", sorted(SCENARIOS.glob("*.toml")), ids=lambda p: p.stem)
@@ -176,3 +176,10 @@ def test_checks_expose_their_bounds():
     with pytest.raises(ScenarioError, match="must be one of 'front', 'flank', got 'rear'"):
         s.choice("front", "flank")("rear", where)
     assert s.integer(1, 10)(3, where) == 3 and s.choice("a")("a", where) == "a"
+
+
+def test_the_seed_is_passed_on():
+    w = odds.explore(BOYZ, trials=TRIALS, seed=7, **{BOY_COUNT: [20, 30]})
+    w.controls[BOY_COUNT].value = 30
+    assert w.result.seed == 7
+    assert same_numbers(w.result, played(BOYZ, {BOY_COUNT: 30}, seed=7))
