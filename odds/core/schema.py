@@ -1,7 +1,10 @@
 """Small declarative checks for scenario fields, so every ruleset reports mistakes alike.
 
 A check is a callable ``check(value, where)`` that returns the cleaned value or raises
-:class:`~odds.errors.ScenarioError` naming the field (``where``) and what is allowed.
+:class:`~odds.errors.ScenarioError` naming the field (``where``) and what is allowed. The
+checks made by :func:`integer` and :func:`number` carry their bounds (``check.lo``,
+``check.hi``, None when open) and :func:`choice`'s its ``allowed`` names, so a tool such as
+the explorer can offer only what the check accepts.
 """
 from __future__ import annotations
 
@@ -40,7 +43,7 @@ def integer(lo: int | None = None, hi: int | None = None) -> Check:
             raise where.error(f"must be {_range(lo, hi)}, got {value}")
         return value
 
-    return check
+    return _bounded(check, lo, hi)
 
 
 def number(lo: float | None = None, hi: float | None = None) -> Check:
@@ -59,6 +62,11 @@ def number(lo: float | None = None, hi: float | None = None) -> Check:
             raise where.error(f"must be {_range(lo, hi)}, got {value}")
         return value
 
+    return _bounded(check, lo, hi)
+
+
+def _bounded(check: Check, lo, hi) -> Check:
+    check.lo, check.hi = lo, hi
     return check
 
 
@@ -80,6 +88,7 @@ def choice(*allowed: str) -> Check:
             raise where.error(f"must be one of {', '.join(map(repr, allowed))}, got {value!r}")
         return value
 
+    check.allowed = allowed
     return check
 
 
