@@ -37,6 +37,23 @@ def leaves(changes: dict) -> list[tuple[str, object]]:
     return out
 
 
+def get_path(data: dict, path: str, where: Where | None = None):
+    """The value at ``path`` in TOML-shaped data, or None where nothing is set (a path that
+    leads nowhere is reported when the change is applied)."""
+    node = data
+    for part in _parse(path, where or Where("<path>", path)):
+        if isinstance(part, tuple) and isinstance(node, list):
+            node = next((g for g in node if isinstance(g, dict) and g.get("name") == part[1]),
+                        None)
+        elif isinstance(part, int) and isinstance(node, list) and 0 <= part < len(node):
+            node = node[part]
+        elif isinstance(part, str) and isinstance(node, dict):
+            node = node.get(part)
+        else:
+            return None
+    return node
+
+
 def set_path(data: dict, path: str, value, where: Where) -> None:
     """Set one value by path; a path that does not lead anywhere is a ScenarioError."""
     parts = _parse(path, where)

@@ -17,6 +17,8 @@ from odds.core.data import read_toml
 
 SIDES = ("attacker", "defender")
 
+COUNT = s.integer(1, 10_000)  # models in a group
+
 SIMULATION = {
     "trials": (s.integer(1, 10**12), 100_000),
     "seed": (s.integer(0, 2**63 - 1), 1),
@@ -303,7 +305,7 @@ def _groups(rules):
 
 
 def _group(data: Any, rules, where: s.Where) -> ModelGroup:
-    spec = {"name": (s.text, s.REQUIRED), "count": (s.integer(1, 10_000), s.REQUIRED),
+    spec = {"name": (s.text, s.REQUIRED), "count": (COUNT, s.REQUIRED),
             "profile": (_profile(rules), s.REQUIRED), "equipment": (s.text_list, []),
             **rules.group_keys}
     checked = s.fields(data, spec, where)

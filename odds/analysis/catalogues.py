@@ -14,39 +14,45 @@ _NO_OWN = SimpleNamespace(weapons={}, source="<bundled>")  # a scenario without 
 
 
 class Section(NamedTuple):
-    """One list of names: what they are, where a scenario names them, each entry, the keys
-    its effects are written with (key -> (check, default)), and its kind (or None)."""
+    """One list of names: what they are, which key names them (``key`` of a model group or
+    of a side: ``owner``), each entry, the keys its effects are written with
+    (key -> (check, default)), and its kind (or None)."""
 
     title: str
-    named_in: str
+    owner: str  # "group" or "side"
+    key: str
     entries: dict
     keys: dict
     kind: Callable[[str, dict], str] | None = None
     own: bool = True  # a scenario may add its own under [weapons]
 
+    @property
+    def named_in(self) -> str:
+        return f"a {'model group' if self.owner == 'group' else 'side'}'s {self.key}"
+
 
 def sections(ruleset_id: str) -> list[Section]:
     """The catalogues of one ruleset, read and checked from its bundled data."""
     r = importlib.import_module(f"odds.rulesets.{ruleset_id}.rules")
-    equipment = "a model group's equipment"
+    equipment = ("group", "equipment")
     if ruleset_id == "wh40k3":
-        return [Section("weapons and wargear", equipment, r.weapons(_NO_OWN), r.WEAPON_KEYS)]
+        return [Section("weapons and wargear", *equipment, r.weapons(_NO_OWN), r.WEAPON_KEYS)]
     if ruleset_id == "mordheim":
-        return [Section("weapons and armour", equipment, r.weapons(_NO_OWN), r.WEAPON_KEYS,
+        return [Section("weapons and armour", *equipment, r.weapons(_NO_OWN), r.WEAPON_KEYS,
                         kind=lambda name, e: e["kind"])]
     if ruleset_id == "whfb8":
         table = load_table("whfb8", "weapons.toml")
-        return [Section("weapons and armour", equipment, r.equipment(_NO_OWN), r.EQUIPMENT_KEYS,
+        return [Section("weapons and armour", *equipment, r.equipment(_NO_OWN), r.EQUIPMENT_KEYS,
                         kind=lambda name, e: "armour" if name in table.get("armour", {})
                         else "weapon"),
-                Section("special rules", "a model group's rules",
+                Section("special rules", "group", "rules",
                         dict.fromkeys(r.SPECIAL_RULES, {}), {}, own=False),
-                Section("troop types", "a model group's troop_type", r.troop_types(),
+                Section("troop types", "group", "troop_type", r.troop_types(),
                         r.TROOP_KEYS, own=False)]
     if ruleset_id == "d10skirmish":
-        return [Section("weapons", equipment, r.weapons(_NO_OWN), r.WEAPON_KEYS)]
+        return [Section("weapons", *equipment, r.weapons(_NO_OWN), r.WEAPON_KEYS)]
     if ruleset_id == "blackpowder":
-        return [Section("special rules", "a side's rules", r.special_rules(), r.RULE_KEYS,
+        return [Section("special rules", "side", "rules", r.special_rules(), r.RULE_KEYS,
                         own=False)]
     raise ValueError(f"no catalogue listing for ruleset {ruleset_id!r}")
 

@@ -15,12 +15,11 @@ from typing import Any
 
 from odds.analysis.catalogues import sections
 from odds.core import schema as s
-from odds.overrides import _parse
+from odds.overrides import get_path
 from odds.rulesets import get_ruleset
-from odds.scenario import SIDES, Scenario
+from odds.scenario import COUNT, SIDES, Scenario
 
 ARGUMENTS = s.Where("<arguments>", "")
-COUNT = (s.integer(1, 10_000), s.REQUIRED)  # a model group's count, as the scenario checks it
 
 
 @dataclass(frozen=True)
@@ -64,7 +63,7 @@ def default_knobs(scenario: Scenario) -> list[Knob]:
         out += _knobs(data[side], ruleset.side_keys, side, heading, names.get("side"))
         for group in data[side].get("models", []):
             at, title = f"{side}.models[{group['name']}]", f"{heading}, {group['name']}"
-            out += _knobs(group, {"count": COUNT}, at, title)
+            out += _knobs(group, {"count": (COUNT, s.REQUIRED)}, at, title)
             out += _knobs(group["profile"], ruleset.profile, f"{at}.profile", title)
             out += _knobs(group, {}, at, title, names.get("group"))
     out += _knobs(data.get("engagement", {}), ruleset.engagement, "engagement", "engagement")
@@ -78,7 +77,7 @@ def user_knob(path: str, spec, scenario: Scenario) -> Knob:
     slider) or a single number (typed in, starting there). A range, list or pair starts at
     the scenario's value when it offers it, else at its first value."""
     where = ARGUMENTS / path
-    current = value_at(scenario.validated().to_dict(), path)
+    current = get_path(scenario.validated().to_dict(), path, where)
     heading, label = "chosen", path
     if isinstance(spec, bool):
         return Knob(path, heading, label, "yes/no", spec)
@@ -102,23 +101,6 @@ def user_knob(path: str, spec, scenario: Scenario) -> Knob:
         return Knob(path, heading, label, "typed", spec)
     raise TypeError(f"{path}: expected a range, a list of values, a bool, a (lo, hi) pair "
                     f"or a number, got {type(spec).__name__} {spec!r}")
-
-
-def value_at(data: dict, path: str):
-    """The value at ``path`` in TOML-shaped data, or None where nothing is set (a path that
-    leads nowhere is reported when the change is applied)."""
-    node = data
-    for part in _parse(path, ARGUMENTS / path):
-        if isinstance(part, tuple) and isinstance(node, list):
-            node = next((g for g in node if isinstance(g, dict) and g.get("name") == part[1]),
-                        None)
-        elif isinstance(part, int) and isinstance(node, list) and 0 <= part < len(node):
-            node = node[part]
-        elif isinstance(part, str) and isinstance(node, dict):
-            node = node.get(part)
-        else:
-            return None
-    return node
 
 
 def _knobs(values: dict, spec: dict, at: str, heading: str, names: dict | None = None
@@ -163,9 +145,8 @@ def _catalogue_names(scenario: Scenario) -> dict[str, dict[str, tuple]]:
     group's equipment, a side's rules...) with the bundled names and the scenario's own."""
     out: dict[str, dict[str, tuple]] = {}
     for section in sections(scenario.ruleset):
-        owner, key = section.named_in.split("'s ")
         own = tuple(scenario.weapons) if section.own else ()
-        out.setdefault("group" if owner == "a model group" else "side", {})[key] = \
+        out.setdefault(section.owner, {})[section.key] = \
             tuple(dict.fromkeys((*section.entries, *own)))
     return out
 
