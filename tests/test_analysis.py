@@ -107,6 +107,9 @@ def test_grid_cells_equal_direct_simulations(marines_vs_boyz):
     assert row["attacker_wins"] == direct.probabilities()["attacker_wins"][0]
     assert row["attacker_wins_low"] == direct.probabilities()["attacker_wins"][1]
     assert list(grid.table().index) == ["fist", "ws5"]
+    # each cell's Result names its cell (its charts' titles say which); the frame the base
+    assert grid.results["ws5", "cover"].scenario.name == f"{scenario.name}: ws5 vs cover"
+    assert (grid.frame["scenario"] == scenario.name).all()
 
 
 def test_common_random_numbers_correlate_variants(marines_vs_boyz):

@@ -275,6 +275,8 @@ def _grid(name, base, variants, opponents, baseline, baseline_source, *, trials,
     keys = [(v, o) for o in opponents for v in variants]
     cells = [cell(base, variants[v], opponents[o], where).replace(trials=trials, seed=seed)
              for v, o in keys]
+    for (v, o), scenario in zip(keys, cells):  # a cell's own charts and tables say which it is
+        scenario.name = f"{base.name}: {v} vs {o}"
     index = {key: i for i, key in enumerate(keys)}
     groups = [[index[v, o] for v in variants] for o in opponents]
     baselines = {index[v, o]: index[baseline, o] for v, o in keys if v != baseline}
@@ -291,6 +293,7 @@ def _grid(name, base, variants, opponents, baseline, baseline_source, *, trials,
             twin = first.setdefault(played.digests[i], (v, o))
             rows.append({"variant": v, "opponent": o,
                          **row(result, get_ruleset(result.scenario.ruleset)),
+                         "scenario": base.name,
                          "precision_met": result.precision_met, "baseline": baseline,
                          **(pairing.differences() if pairing else _no_difference(result)),
                          "identical_to": None if twin == (v, o) else f"{twin[0]!r} vs {twin[1]!r}"})
