@@ -268,8 +268,8 @@ def _simulate(args) -> int:
 
 
 def _compare(args) -> int:
-    from odds.analysis.compare import check_baseline, compare
-    from odds.analysis.comparison_file import load_comparison
+    from odds.analysis.compare import compare
+    from odds.analysis.comparison_file import check_baseline, load_comparison
 
     _check_kind(args.comparison, "comparison", "compare")
     options = _run_options(args)

@@ -128,7 +128,8 @@ def test_baseline_defaults_to_the_first_variant_and_must_be_one(tmp_path):
     e = error_of(comparison(tmp_path, 'baseline = "chainsword"\n'
                                       + VARIANTS.replace("weapn", "weapon")))
     assert e.field == "baseline"
-    assert e.message == "must name one of the variants ('power fist', 'power weapon'), got 'chainsword'"
+    assert e.message == ("no variant named 'chainsword'; the variants are 'power fist', "
+                         "'power weapon'")
 
 
 def test_the_cli_prints_one_line_naming_the_variant(tmp_path):

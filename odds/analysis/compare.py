@@ -17,7 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from odds.analysis import report
-from odds.analysis.comparison_file import cell, given, is_comparison, load_comparison
+from odds.analysis.comparison_file import (cell, check_baseline, given, is_comparison,
+                                           load_comparison)
 from odds.analysis.paired import play
 from odds.api import MAX_TRIALS, check_arguments
 from odds.analysis.result import OUTCOMES, flag_columns, flags, label, mean_keys, side_means
@@ -298,17 +299,6 @@ def _grid(name, base, variants, opponents, baseline, baseline_source, *, trials,
                          **(pairing.differences() if pairing else _no_difference(result)),
                          "identical_to": None if twin == (v, o) else f"{twin[0]!r} vs {twin[1]!r}"})
     return Comparison(name, pd.DataFrame(rows), results, baseline, precision)
-
-
-def check_baseline(variants: dict, baseline: str | None, source: str,
-                   field: str = "baseline") -> str:
-    """The baseline variant: ``baseline`` if it names one, the first variant when None."""
-    if baseline is None:
-        return next(iter(variants))
-    if baseline not in variants:
-        raise ScenarioError(f"no variant named {baseline!r}; the variants are "
-                            f"{', '.join(map(repr, variants))}", source, field)
-    return baseline
 
 
 def metrics(scenario, paired: bool = True) -> list[str]:

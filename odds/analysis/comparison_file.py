@@ -50,16 +50,22 @@ def load_comparison(path: str | Path) -> dict:
         entries = spec[key] or _entries([{"name": "base"}], where / key)
         spec[key] = {entry["name"]: _changes(entry, base.ruleset, path, where, f"{key}[{i}]")
                      for i, entry in enumerate(entries)}
-    variants = list(spec["variants"])
-    spec["baseline"] = variants[0] if spec["baseline"] is None else spec["baseline"]
-    if spec["baseline"] not in variants:
-        raise (where / "baseline").error(f"must name one of the variants "
-                                         f"({', '.join(map(repr, variants))}), got "
-                                         f"{spec['baseline']!r}")
+    spec["baseline"] = check_baseline(spec["variants"], spec["baseline"], str(path))
     for vchanges in spec["variants"].values():  # check every cell now, not midway
         for ochanges in spec["opponents"].values():
             cell(spec["base"], vchanges, ochanges, where)
     return spec
+
+
+def check_baseline(variants: dict, baseline: str | None, source: str,
+                   field: str = "baseline") -> str:
+    """The baseline variant: ``baseline`` if it names one, the first variant when None."""
+    if baseline is None:
+        return next(iter(variants))
+    if baseline not in variants:
+        raise ScenarioError(f"no variant named {baseline!r}; the variants are "
+                            f"{', '.join(map(repr, variants))}", source, field)
+    return baseline
 
 
 def _entries(value, where: s.Where) -> list[dict]:
