@@ -12,7 +12,6 @@ from odds.scenario import SIMULATION, Scenario, as_scenario
 
 BATCH = 1 << 14  # precision runs grow in whole batches, so where they stop is deterministic
 MAX_TRIALS = 100_000_000  # the default trial cap of a precision run
-ARGUMENTS = s.Where("<arguments>", "")  # a bad argument is blamed on the argument, not a file
 
 
 def simulate(scenario: Scenario | dict | str | Path, *, trials: int | None = None,
@@ -55,12 +54,12 @@ def simulate(scenario: Scenario | dict | str | Path, *, trials: int | None = Non
     if max_trials is None:
         max_trials = min(MAX_TRIALS, runner.most_kept_fights(ruleset)) if keep_fights else \
             MAX_TRIALS
-    record = runner.new_record(ruleset, max_trials, ARGUMENTS / "max_trials") if keep_fights \
+    record = runner.new_record(ruleset, max_trials, s.ARGUMENTS / "max_trials") if keep_fights \
         else None
     return _until_precise(scenario, ruleset, plan, seed, precision, max_trials, record, show)
 
 
-def check_arguments(where: s.Where = ARGUMENTS, **given) -> None:
+def check_arguments(where: s.Where = s.ARGUMENTS, **given) -> None:
     """Each run option's type and range, with the same bounds as the [simulation] table; a
     mistake is blamed on the argument (``<arguments>: threads``), or on ``where``."""
     whole = {"trials": SIMULATION["trials"][0], "seed": SIMULATION["seed"][0],

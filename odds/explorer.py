@@ -9,8 +9,9 @@ import io
 import time
 
 from odds.analysis.comparison_file import cell
-from odds.analysis.knobs import ARGUMENTS, default_knobs, user_knob
+from odds.analysis.knobs import default_knobs, user_knob
 from odds.api import check_arguments, simulate
+from odds.core.schema import ARGUMENTS
 from odds.errors import ScenarioError
 from odds.scenario import as_scenario
 

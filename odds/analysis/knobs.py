@@ -19,7 +19,6 @@ from odds.overrides import get_path
 from odds.rulesets import get_ruleset
 from odds.scenario import COUNT, SIDES, Scenario
 
-ARGUMENTS = s.Where("<arguments>", "")
 
 
 @dataclass(frozen=True)
@@ -76,7 +75,7 @@ def user_knob(path: str, spec, scenario: Scenario) -> Knob:
     of its values), a bool (a checkbox starting there), a ``(lo, hi)`` pair of numbers (a
     slider) or a single number (typed in, starting there). A range, list or pair starts at
     the scenario's value when it offers it, else at its first value."""
-    where = ARGUMENTS / path
+    where = s.ARGUMENTS / path
     current = get_path(scenario.validated().to_dict(), path, where)
     heading, label = "chosen", path
     if isinstance(spec, bool):

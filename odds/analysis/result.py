@@ -35,9 +35,6 @@ OUTCOMES = {
     "defender_fled": _ended(ATTACKER, FLED),
 }
 
-# Per-ruleset record columns that are yes/no per fight (0 or 1): reported as probabilities.
-# Every other per-ruleset column is a count per fight (parries, exchanges...): reported as a mean.
-
 # The shared record columns' means, under their historic names, in the order they are listed.
 MEANS = {"rounds": "mean_rounds", "attacker_lost": "attacker_losses_mean",
          "attacker_wounds": "attacker_wounds_mean", "defender_lost": "defender_losses_mean",
@@ -46,7 +43,9 @@ MEANS = {"rounds": "mean_rounds", "attacker_lost": "attacker_losses_mean",
 
 @lru_cache(maxsize=None)
 def flag_columns() -> frozenset[str]:
-    """The yes/no per-ruleset columns (``Ruleset.flag_columns``) of every ruleset."""
+    """The yes/no per-ruleset columns (``Ruleset.flag_columns``) of every ruleset: reported
+    as probabilities. Every other per-ruleset column is a count per fight (parries,
+    exchanges...): reported as a mean."""
     from odds.rulesets import RULESETS, get_ruleset
 
     return frozenset(c for r in RULESETS for c in get_ruleset(r).flag_columns)

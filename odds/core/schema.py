@@ -34,6 +34,9 @@ class Where:
         return ScenarioError(message, self.source, self.path)
 
 
+ARGUMENTS = Where("<arguments>", "")  # a bad function argument is blamed on the argument
+
+
 def integer(lo: int | None = None, hi: int | None = None) -> Check:
     def check(value, where: Where) -> int:
         if isinstance(value, bool) or not isinstance(value, numbers.Integral):
