@@ -39,14 +39,23 @@ class ModelGroup:
 
 @dataclass
 class Side:
-    """One unit: its model groups and the ruleset's side options (e.g. ``in_contact``).
+    """One side of the fight: one unit (its model groups and the ruleset's unit keys, e.g.
+    ``in_contact``), or several ``units``, each a :class:`Side` of one unit.
 
-    A ruleset whose side is a single unit (``Ruleset.single_unit``) has no groups: everything
-    is in ``options``."""
+    A side of several units has no groups or options of its own; its ``name`` is its units'
+    names joined by "and" unless given. A ruleset whose unit has no model groups
+    (``Ruleset.single_unit``) keeps everything in ``options``."""
 
     name: str
-    models: list[ModelGroup]
+    models: list[ModelGroup] = field(default_factory=list)
     options: dict[str, Any] = field(default_factory=dict)
+    units: list["Side"] = field(default_factory=list)
+    path: str = field(default="", repr=False, compare=False)  # where it was written, if read
+
+    @property
+    def every_unit(self) -> list["Side"]:
+        """The side's units in file order: its ``units``, or the side itself when it is one."""
+        return self.units or [self]
 
 
 @dataclass
@@ -75,6 +84,11 @@ class Scenario:
 
     def side(self, which: str) -> Side:
         return self.attacker if which == "attacker" else self.defender
+
+    def where(self, which: str) -> s.Where:
+        """Where side ``which`` was written: ``attacker``, or ``attacker.units[0]`` for a
+        side written as a list of one unit."""
+        return s.Where(self.source, self.side(which).path or which)
 
     def to_dict(self) -> dict:
         """The scenario as TOML-shaped data (the inverse of :func:`from_dict`).
@@ -121,6 +135,12 @@ def _default_name(attacker, defender) -> str:
 def _side_data(side, where: s.Where) -> dict:
     if not isinstance(side, Side):
         raise where.error(f"must be a Side, got {_shown(side)}")
+    units = side.units
+    if units:
+        if not isinstance(units, (list, tuple)):
+            return {"name": side.name, "units": units}  # for from_dict to say what it must be
+        return {"name": side.name,
+                "units": [_side_data(u, where / "units" / i) for i, u in enumerate(units)]}
     out = {**_options(side.options, where, Side), "name": side.name}
     models = side.models
     if not isinstance(models, (list, tuple)):
@@ -145,7 +165,7 @@ def _options(options, where: s.Where, owner: type) -> dict:
     if not isinstance(options, dict):
         raise where.error(f"{owner.__name__}.options must be a dict of keys, got "
                           f"{_shown(options)}")
-    fixed = (set(owner.__dataclass_fields__) - {"options"}) & set(options)
+    fixed = (set(owner.__dataclass_fields__) - {"options", "units"}) & set(options)
     if fixed:
         raise where.error(f"{owner.__name__}.options may not hold {sorted(fixed)[0]!r}: "
                           f"set the {owner.__name__}'s own attribute")
@@ -229,7 +249,9 @@ def from_dict(data: dict, source: str = "<python>",
     )
     rules.check(scenario)
     for key in SIDES:
-        _check_group_names(scenario.side(key), top / key / "models")
+        side = scenario.side(key)
+        for i, unit in enumerate(side.every_unit):
+            _check_group_names(unit, s.Where(source, unit.path or key) / "models")
     return scenario
 
 
@@ -285,14 +307,59 @@ def _beside(source: str, path: str) -> Path:
     return (folder / path).resolve()
 
 
+MAX_UNITS = 20  # units a side
+
+
 def _side(data: Any, rules, where: s.Where) -> Side:
-    """A side: model groups plus the ruleset's side keys, or (``rules.single_unit``) one unit
-    described by the side keys alone."""
-    spec = {"name": (s.text, where.path), **rules.side_keys}
+    """A side: one unit, or (``units``) a list of them; a list of one is that unit."""
+    if isinstance(data, dict) and "units" in data:
+        return _several(data, rules, where)
+    side = _unit(data, rules, where, where.path)
+    side.path = ""
+    return side
+
+
+def _several(data: dict, rules, where: s.Where) -> Side:
+    """A side written as ``[[<side>.units]]``: each unit as a one-unit side, names unique."""
+    checked = s.fields(data, {"name": (s.text, None), "units": (_unit_list, s.REQUIRED)},
+                       where)
+    entries = checked["units"]
+    units = [_unit(u, rules, where / "units" / i) for i, u in enumerate(entries)]
+    if len(units) > 1 and not rules.multi_unit:
+        raise (where / "units" / 1).error(
+            f"{rules.id} plays one unit a side: a side of several units is not supported by "
+            "this ruleset (yet); list one unit")
+    names = [u.name for u in units]
+    for i, name in enumerate(names):
+        if names.index(name) < i:
+            raise (where / "units" / i / "name").error(
+                f"{name!r} is the name of units[{names.index(name)}] too: the units of a side "
+                "need different names")
+    if len(units) == 1:
+        if checked["name"] is not None:
+            raise (where / "name").error("a side of one unit is named by its unit: write the "
+                                         "name in the unit, or list more units")
+        return units[0]
+    return Side(name=checked["name"] or " and ".join(names), units=units)
+
+
+def _unit_list(value, where: s.Where) -> list:
+    if not isinstance(value, list) or not value:
+        raise where.error("must list at least one unit ([[...units]])")
+    if len(value) > MAX_UNITS:
+        raise where.error(f"has {len(value)} units; a side may have at most {MAX_UNITS}")
+    return value
+
+
+def _unit(data: Any, rules, where: s.Where, default_name=s.REQUIRED) -> Side:
+    """One unit: model groups plus the ruleset's unit keys, or (``rules.single_unit``) a unit
+    described by those keys alone."""
+    spec = {"name": (s.text, default_name), **rules.side_keys}
     if not rules.single_unit:
         spec["models"] = (_groups(rules), s.REQUIRED)
     checked = s.fields(data, spec, where)
-    return Side(name=checked.pop("name"), models=checked.pop("models", []), options=checked)
+    return Side(name=checked.pop("name"), models=checked.pop("models", []), options=checked,
+                path=where.path)
 
 
 def _groups(rules):

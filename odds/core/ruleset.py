@@ -34,7 +34,8 @@ class Ruleset:
     extra_columns: tuple[str, ...] = ()
     flag_columns: tuple[str, ...] = ()  # the yes/no ones among extra_columns (0 or 1 a fight)
     default_max_rounds: int = 10
-    single_unit: bool = False  # a side is one unit described by side_keys, with no [[models]]
+    single_unit: bool = False  # a unit is described by side_keys alone, with no [[models]]
+    multi_unit: bool = False  # a side may be several units ([[<side>.units]], R0-13)
     rules: dict[str, tuple] = field(default_factory=dict)  # the scenario's [rules] table
 
     def play(self, plan, seed: int, first_trial: int, out) -> None:

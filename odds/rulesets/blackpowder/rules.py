@@ -174,19 +174,19 @@ def check(scenario) -> None:
         unit = scenario.side(key).options
         for i, name in enumerate(unit["rules"]):
             if name not in known:
-                raise unknown_name(name, known, where / key / "rules" / i,
+                raise unknown_name(name, known, scenario.where(key) / "rules" / i,
                                    "`odds weapons blackpowder` lists them: "
                                    + ", ".join(sorted(known)), kind="special rule",
                                    inline=False)
         if unit["formation"] == "square" and unit["type"] not in INFANTRY:
-            raise (where / key / "formation").error("only infantry can form square")
+            raise (scenario.where(key) / "formation").error("only infantry can form square")
         if unit["formation"] == "hedgehog" and unit["type"] not in INFANTRY:
-            raise (where / key / "formation").error("only infantry and pikes form hedgehog")
+            raise (scenario.where(key) / "formation").error("only infantry and pikes form hedgehog")
     e = scenario.engagement
     charger_key = e["charger"]
     charged_key = "defender" if charger_key == "attacker" else "attacker"
     _check_charger(scenario.side(charger_key).options, scenario.side(charged_key).options,
-                   e["facing"], where / charger_key)
+                   e["facing"], scenario.where(charger_key))
     _check_reaction(scenario.side(charged_key).options, scenario.side(charger_key).options,
                     e, where / "engagement" / "reaction")
 

@@ -92,7 +92,7 @@ def check(scenario) -> None:
     """Cross-field checks: one fighter a side, weapons, AP for the opening, push bases."""
     table = weapons(scenario)
     for key in SIDES:
-        where = s.Where(scenario.source, key) / "models"
+        where = scenario.where(key) / "models"
         groups = scenario.side(key).models
         if len(groups) != 1:
             raise where.error(f"d10skirmish is one fighter against one: give exactly one "
@@ -129,7 +129,7 @@ def _check_engagement(scenario) -> None:
     cost = CHARGE_AP if e["opening"] == "charge" else e["push_ap"]
     if pusher.profile["AP"] < cost:
         what = "charge (R3-2)" if e["opening"] == "charge" else "push (engagement.push_ap)"
-        raise (s.Where(scenario.source, charger) / "models" / 0 / "profile" / "AP").error(
+        raise (scenario.where(charger) / "models" / 0 / "profile" / "AP").error(
             f"the charger needs at least {cost} AP to {what}, got {pusher.profile['AP']}")
     if e["charged_ap_left"] is not None and e["charged_ap_left"] > target.profile["AP"]:
         raise (where / "charged_ap_left").error(

@@ -181,7 +181,7 @@ def check(scenario) -> None:
     """Cross-field checks: equipment known and carried legally (R1-10), contacts (R1-1)."""
     table = weapons(scenario)
     for key in ("attacker", "defender"):
-        where = s.Where(scenario.source, key)
+        where = scenario.where(key)
         side = scenario.side(key)
         for i, group in enumerate(side.models):
             _check_equipment(group, table, where / "models" / i)

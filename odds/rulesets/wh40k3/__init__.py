@@ -15,6 +15,6 @@ RULESET = Ruleset(
     compile=compile_plan,
     kernel="odds.rulesets.wh40k3.kernel",
     points=rules.points,
-    # R0-13 (several units on a side) is more than one fight: out of scope (README.md here).
-    rule_ids=tuple(f"R0-{i}" for i in range(1, 17) if i != 13),
+    rule_ids=tuple(f"R0-{i}" for i in range(1, 17)),
+    multi_unit=True,
 )

@@ -29,10 +29,14 @@ GROUP_KEYS = {
     "points": (s.number(0), None),
 }
 
-SIDE_KEYS = {
+SIDE_KEYS = {  # the keys of a unit: the side's, or each of its [[units]] (R0-13)
     "in_contact": (s.integer(1), None),
     "within_2in": (s.integer(0), None),
     "Ld": (s.integer(1, 10), None),
+    "strikes": (s.text, None),
+    "engaged": (s.boolean, True),
+    "distance": (s.number(0, 24), None),
+    "in_cover": (s.boolean, False),
 }
 
 ENGAGEMENT = {
@@ -119,39 +123,98 @@ def charts() -> tuple[list[list[int]], list[list[int]]]:
 
 def points(scenario, which: str) -> float | None:
     """A side's points: each model's ``points`` plus its equipment's; None if none are given."""
-    side = scenario.side(which)
-    if all(g.options["points"] is None for g in side.models):
+    groups = [g for unit in scenario.side(which).every_unit for g in unit.models]
+    if all(g.options["points"] is None for g in groups):
         return None
     table = weapons(scenario)
     return sum(g.count * ((g.options["points"] or 0) + sum(table[n].points for n in g.equipment))
-               for g in side.models)
+               for g in groups)
+
+
+def unit_wheres(scenario, key: str) -> list[tuple[object, s.Where]]:
+    """Side ``key``'s units, each with where it was written."""
+    side = scenario.side(key)
+    if not side.units:
+        return [(side, scenario.where(key))]
+    return [(u, s.Where(scenario.source, key) / "units" / i) for i, u in enumerate(side.units)]
 
 
 def check(scenario) -> None:
-    """Cross-field checks: weapons known and usable, cover, places (R0-1, R0-2, R0-4)."""
+    """Cross-field checks: weapons known and usable, cover, places, units (R0-1, R0-2, R0-4,
+    R0-13)."""
     _check_group_count(scenario)
     table = weapons(scenario)
+    e = scenario.engagement
+    charger = e["charger"]
+    charged = "defender" if charger == "attacker" else "attacker"
     for key in ("attacker", "defender"):
-        side = scenario.side(key)
-        where = s.Where(scenario.source, key)
-        for i, group in enumerate(side.models):
-            _check_group(group, table, where / "models" / i)
-        total = sum(g.count for g in side.models)
-        placed = (side.options["in_contact"] or 0) + (side.options["within_2in"] or 0)
-        if placed > total:
-            raise (where / "in_contact").error(
-                f"in_contact + within_2in is {placed} but the unit has {total} models")
-        if side.options["within_2in"] and side.options["in_contact"] is None:
-            raise (where / "within_2in").error("needs in_contact too (how many are in contact)")
-    charged = "defender" if scenario.engagement["charger"] == "attacker" else "attacker"
-    charger = scenario.engagement["charger"]
-    if scenario.engagement[f"{charger}_in_cover"]:
+        enemy = "defender" if key == "attacker" else "attacker"
+        for unit, where in unit_wheres(scenario, key):
+            for i, group in enumerate(unit.models):
+                _check_group(group, table, where / "models" / i)
+            _check_places(unit, where)
+            _check_unit(unit, where, scenario.side(enemy).every_unit, key == charger)
+        _check_fresh(unit_wheres(scenario, key), s.Where(scenario.source, key))
+    if e[f"{charger}_in_cover"]:
         raise ScenarioError(f"only the charged side ({charged}) can be defending in cover (R0-4)",
                             scenario.source, f"engagement.{charger}_in_cover")
-    e = scenario.engagement
     if e["charge_through_difficult_terrain"] and e["charge_distance"] is None:
         raise ScenarioError("needs engagement.charge_distance (inches to the enemy)",
                             scenario.source, "engagement.charge_through_difficult_terrain")
+    if e["charge_through_difficult_terrain"] and (scenario.attacker.units
+                                                  or scenario.defender.units):
+        raise ScenarioError("is for a charge of one unit against one: odds does not play a "
+                            "charge of several units through difficult terrain",
+                            scenario.source, "engagement.charge_through_difficult_terrain")
+
+
+def _check_places(unit, where: s.Where) -> None:
+    """in_contact and within_2in fit the unit (R0-2)."""
+    total = sum(g.count for g in unit.models)
+    placed = (unit.options["in_contact"] or 0) + (unit.options["within_2in"] or 0)
+    if placed > total:
+        raise (where / "in_contact").error(
+            f"in_contact + within_2in is {placed} but the unit has {total} models")
+    if unit.options["within_2in"] and unit.options["in_contact"] is None:
+        raise (where / "within_2in").error("needs in_contact too (how many are in contact)")
+
+
+def _check_unit(unit, where: s.Where, enemies, charging: bool) -> None:
+    """strikes names an enemy unit in the fight; a unit waiting out of the fight has its
+    distance; only a charged or waiting unit is in cover (R0-4, R0-12, R0-13)."""
+    o = unit.options
+    names = [u.name for u in enemies]
+    if o["strikes"] is not None:
+        if o["strikes"] not in names:
+            raise (where / "strikes").error(
+                f"must name an enemy unit, one of {', '.join(map(repr, names))}; got "
+                f"{o['strikes']!r}")
+        target = enemies[names.index(o["strikes"])]
+        if o["engaged"] and not target.options["engaged"]:
+            raise (where / "strikes").error(
+                f"{target.name!r} is not in the fight at the start (engaged = false): strike "
+                "a unit in the fight; the unit strikes the units that reach it")
+    if o["engaged"] and o["distance"] is not None:
+        raise (where / "distance").error("is for a unit out of the fight: it needs "
+                                         "engaged = false")
+    if not o["engaged"] and o["distance"] is None:
+        raise (where / "distance").error("is required for a unit with engaged = false "
+                                         "(inches from the combat)")
+    if o["in_cover"] and charging and o["engaged"]:
+        raise (where / "in_cover").error("only a charged unit can be defending in cover "
+                                         "(R0-4): this one is charging")
+
+
+def _check_fresh(units, where: s.Where) -> None:
+    """A side fights with at least one unit and keeps at most one out of the fight."""
+    waiting = [w for u, w in units if not u.options["engaged"]]
+    if len(waiting) == len(units):
+        raise (units[0][1] / "engaged").error("a side needs at least one unit in the fight "
+                                              "(engaged = true) at the start")
+    if len(waiting) > 1:
+        raise (waiting[1] / "engaged").error(
+            "a side may keep at most one unit out of the fight (engaged = false): which one "
+            "an advance would reach depends on positions odds does not model")
 
 
 def _check_group_count(scenario) -> None:
@@ -159,12 +222,12 @@ def _check_group_count(scenario) -> None:
     squared (8 MB at the bound; its shared binomial tables stay under 15 MB whatever the
     groups), so a plan stays far below 1 GB."""
     for key in ("attacker", "defender"):
-        groups = len(scenario.side(key).models)
+        groups = sum(len(u.models) for u in scenario.side(key).every_unit)
         if groups > MAX_GROUPS:
             raise ScenarioError(
                 f"has {groups} model groups; a side may have at most {MAX_GROUPS} (models with "
                 f"the same profile and equipment can be one group with a larger count)",
-                scenario.source, f"{key}.models")
+                scenario.source, f"{key}.{'units' if scenario.side(key).units else 'models'}")
 
 
 def _check_group(group, table: dict[str, Weapon], where: s.Where) -> None:

@@ -189,7 +189,7 @@ def check(scenario) -> None:
     table = equipment(scenario)
     for key in ("attacker", "defender"):
         side = scenario.side(key)
-        where = s.Where(scenario.source, key)
+        where = scenario.where(key)
         if len(side.models) > 1:
             raise (where / "models" / 1).error(
                 "whfb8 plays one rank-and-file group per unit (characters and champions in "
