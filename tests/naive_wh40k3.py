@@ -6,8 +6,8 @@ wounds left) and every die is a real ``rng.randint(1, 6)``. No probability short
 batching: tests use it to check the numba kernel statistically.
 
 A side may be several units (``[[attacker.units]]``): the multiple combat of R0-13 and the
-advance into a fresh unit of R0-12, played as the lead's semantics for several units fix them
-(who strikes whom, the result summed over units, one Ld test and fall-back per unit, one
+advance into a fresh unit of R0-12, as the ruleset page states them for several units (who
+strikes whom, the result summed over units, one Ld test and fall-back per unit, one
 pursuit roll per winning unit serving against every fleeing unit, the advance into a unit with
 ``engaged = false``). A side of one unit plays exactly as before, die for die.
 

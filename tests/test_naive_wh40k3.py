@@ -2,7 +2,9 @@
 
 Every expected probability is computed exactly (fractions) from the dice and the charts of
 ``data/wh40k3/charts.toml``; a simulated frequency passes when it lies within 4 standard errors
-(|z| < 4). Seeds are fixed, so the tests are deterministic.
+(|z| < 4). Seeds are fixed, so the tests are deterministic. For sides of several units
+(tests/units_scenarios.py) the record is checked for consistency here; their closed forms are in
+tests/test_wh40k3_units_exact.py.
 """
 from __future__ import annotations
 
@@ -10,9 +12,11 @@ import math
 from fractions import Fraction
 from itertools import product
 
+import pandas as pd
 import pytest
 
 import naive_wh40k3 as naive
+import units_scenarios
 from stats import Z_MAX, assert_rate
 from odds.core import outcome
 from odds.rulesets.wh40k3 import rules
@@ -249,3 +253,48 @@ def test_charge_through_difficult_terrain_R0_1():
     assert (df.rounds[no_fight] == 0).all() and (df.winner[no_fight] == outcome.NONE).all()
     assert (df.attacker_lost[no_fight] == 0).all() and (df.defender_wounds[no_fight] == 0).all()
     assert (df.rounds[~no_fight] == 1).all()
+
+
+# --- sides of several units (R0-12, R0-13) -------------------------------------------------
+
+@pytest.mark.parametrize("name", sorted(units_scenarios.SCENARIOS))
+def test_several_units_record_is_consistent_R0_12_R0_13(name):
+    """Every multi-unit scenario plays; its record has the shared columns then the per-unit
+    ones; side losses and wounds are the sums over units; a destroyed or caught unit lost all
+    its models, an unreached one none; a beaten side fled if any unit fled, else was caught if
+    any was, else destroyed."""
+    sc = units_scenarios.scenario(name)
+    df = naive.play(sc, 300, seed=21)
+    assert list(df.columns) == list(outcome.COLUMNS) + list(outcome.unit_columns(sc))
+    for key in ("attacker", "defender"):
+        units = sc.side(key).every_unit
+        parts = {part: [df[f"{key}.units[{i}].{part}"] for i in range(len(units))]
+                 for part in outcome.UNIT_PARTS}
+        assert (sum(parts["lost"]) == df[f"{key}_lost"]).all()
+        assert (sum(parts["wounds"]) == df[f"{key}_wounds"]).all()
+        for u, fate, lost, wounds in zip(units, parts["fate"], parts["lost"], parts["wounds"]):
+            count = sum(g.count for g in u.models)
+            gone = fate.isin([outcome.UNIT_DESTROYED, outcome.UNIT_CAUGHT])
+            assert (lost[gone] == count).all() and (lost[~gone] < count).all()
+            unreached = fate == outcome.UNIT_UNREACHED
+            assert (lost[unreached] == 0).all() and (wounds[unreached] == 0).all()
+            assert not unreached.any() or not u.options["engaged"]
+        beaten = df.winner == (outcome.DEFENDER if key == "attacker" else outcome.ATTACKER)
+        fates = pd.concat(parts["fate"], axis=1)[beaten]
+        expected = fates.apply(lambda row: outcome.FLED if (row == outcome.UNIT_FLED).any()
+                               else outcome.CAUGHT if (row == outcome.UNIT_CAUGHT).any()
+                               else outcome.DESTROYED, axis=1)
+        assert (df.end[beaten] == expected).all()
+
+
+def test_one_unit_sides_have_no_unit_columns():
+    """Both sides one unit (here a list of one unit each): the record is the shared columns
+    only, and the fight is the one-unit fight die for die."""
+    plain = units_scenarios.fight("one each", units_scenarios.tactical(),
+                                  units_scenarios.boyz(count=6))
+    listed = units_scenarios.fight("one each", [units_scenarios.tactical()],
+                                   [units_scenarios.boyz(count=6)])
+    a = naive.play(from_dict(plain), 500, seed=22)
+    b = naive.play(from_dict(listed), 500, seed=22)
+    assert list(a.columns) == list(outcome.COLUMNS)
+    assert a.equals(b)
