@@ -307,12 +307,15 @@ def unit_losses(result, ax=None, *, title: str | None = None):
     shown = [fate for fate in UNIT_FATES if (frame[fate] > 0).any() or fate == "destroyed"]
     _fate_bars(ax, frame, rows - 0.17, shown)
     _lost_bars(ax, frame, rows + 0.24)
-    ax.set_yticks(rows, [f"{u.unit} ({u.side})" for u in frame.itertuples()], fontsize=9)
+    ax.set_yticks(rows, [textwrap.fill(f"{u.unit} ({u.side})", 24, break_long_words=False)
+                         for u in frame.itertuples()], fontsize=9)
     for tick, side in zip(ax.get_yticklabels(), frame["side"]):
         tick.set_color(SIDE_COLOURS[side])
     ax.set_ylim(len(frame) - 0.45, -0.6)
     ax.set_xlim(0, 100)
-    ax.set_xlabel("percent of fights (fate bars) and of the unit's models (mean lost)")
+    counted = bool(frame["models"].notna().any())
+    ax.set_xlabel("percent of fights (fate bars)"
+                  + " and of the unit's models (mean lost)" * counted)
     _title(ax, title or f"{result.scenario.name}: each unit's fate and mean models lost "
                         f"({result.trials:,} fights, 95% intervals)")
     _legend_below(ax, ncol=3)
@@ -368,7 +371,8 @@ def _lost_bars(ax, frame, y) -> None:
             share = 100 * u.losses_mean / u.models if u.models else 0.0
             ax.barh(yi, 100, 0.26, color=colour, alpha=0.15)
             ax.barh(yi, share, 0.26, color=colour)
-            text = f"mean {_amount(u.losses_mean)} of {u.models} models lost"
+            text = (f"mean {_amount(u.losses_mean)} of {u.models} "
+                    f"model{'s' if u.models != 1 else ''} lost")
         inside = share > 60
         ax.text(share - 1 if inside else share + 1, yi, text, va="center", fontsize=8,
                 ha="right" if inside else "left", color="white" if inside else "black")

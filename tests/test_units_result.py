@@ -319,7 +319,7 @@ def test_unit_losses_chart(which, issue):
         SCENARIOS / "mordheim_captain_vs_skaven.toml", trials=500, seed=1)
     ax = plots.unit_losses(result)
     frame = result.units()
-    assert [t.get_text() for t in ax.get_yticklabels()] == [
+    assert [t.get_text().replace("\n", " ") for t in ax.get_yticklabels()] == [
         f"{u} ({s})" for u, s in zip(frame["unit"], frame["side"])]
     assert [t.get_color() for t in ax.get_yticklabels()] == [
         plots.SIDE_COLOURS[s] for s in frame["side"]]
@@ -334,8 +334,8 @@ def test_unit_losses_chart(which, issue):
     shares = [c[0].get_width() for c in lost[1::2]]  # each unit: its whole, then its mean lost
     assert shares == pytest.approx(list(100 * frame["losses_mean"] / frame["models"]))
     assert [t.get_text() for t in ax.texts if t.get_text().startswith("mean ")] == [
-        f"mean {plots._amount(u.losses_mean)} of {u.models} models lost"
-        for u in frame.itertuples()]
+        f"mean {plots._amount(u.losses_mean)} of {u.models} "
+        f"model{'s' if u.models != 1 else ''} lost" for u in frame.itertuples()]
 
 
 def test_unit_losses_legend_clears_the_axis_label(issue):
@@ -358,3 +358,4 @@ def test_unit_losses_without_model_counts():
     means = result.units()["losses_mean"]
     assert [t.get_text() for t in ax.texts if t.get_text().startswith("mean ")] == [
         f"mean {plots._amount(m)} lost" for m in means]
+    assert "models" not in ax.get_xlabel()
