@@ -46,6 +46,13 @@ OUTCOMES = (  # outcome bars, grouped by whose outcome it is
 )
 ROUND_ENDS = {"destroyed": "#444444", "caught": "#ff7f0e", "fled": "#2ca02c",
               "mutual_destruction": "#9467bd", "unresolved": "#bbbbbb"}
+UNIT_FATES = {  # a unit's fate bar, left to right: destroyed in the fight first
+    "destroyed": ("destroyed in the fight", ROUND_ENDS["destroyed"]),
+    "caught": ("caught (destroyed by the pursuit)", ROUND_ENDS["caught"]),
+    "fled": ("fled", ROUND_ENDS["fled"]),
+    "unreached": ("never reached", ROUND_ENDS["unresolved"]),
+    "standing": ("standing", "#f2f2f2"),
+}
 TOP_BAND = 0.85  # without a legend, the tallest bar (with its whisker) ends here
 LABEL_POINTS = 14  # room for a value label above a bar
 
@@ -81,6 +88,14 @@ def _fitted(show, text: str, width: float, renderer):
         if chars <= 12 or artist.get_window_extent(renderer).width <= width:
             return artist
         chars -= max(1, chars // 10)
+
+
+def _ink(background) -> str:
+    """Black or white, whichever reads on ``background`` (a colour)."""
+    from matplotlib.colors import to_rgb
+
+    r, g, b = to_rgb(background)
+    return "white" if 0.299 * r + 0.587 * g + 0.114 * b < 0.5 else "black"
 
 
 def _side(key: str) -> str | None:
@@ -281,6 +296,88 @@ def result_figure(result):
     return fig
 
 
+def unit_losses(result, ax=None, *, title: str | None = None):
+    """Each unit's outcome (R0-13), one row per unit labelled "unit (side)": above, how its
+    fights ended for it (a bar of its fates stacked to 100%, the whisker the 95% interval of
+    "destroyed", caught included); below, its mean models lost as a bar in its side's colour
+    over the unit's whole strength. A side of one unit is one row."""
+    frame = result.units()
+    ax = _axes(ax, size=(8, 1.9 + 0.8 * len(frame)))
+    rows = np.arange(len(frame))
+    shown = [fate for fate in UNIT_FATES if (frame[fate] > 0).any() or fate == "destroyed"]
+    _fate_bars(ax, frame, rows - 0.17, shown)
+    _lost_bars(ax, frame, rows + 0.24)
+    ax.set_yticks(rows, [textwrap.fill(f"{u.unit} ({u.side})", 24, break_long_words=False)
+                         for u in frame.itertuples()], fontsize=9)
+    for tick, side in zip(ax.get_yticklabels(), frame["side"]):
+        tick.set_color(SIDE_COLOURS[side])
+    ax.set_ylim(len(frame) - 0.45, -0.6)
+    ax.set_xlim(0, 100)
+    counted = bool(frame["models"].notna().any())
+    ax.set_xlabel("percent of fights (fate bars)"
+                  + " and of the unit's models (mean lost)" * counted)
+    _title(ax, title or f"{result.scenario.name}: each unit's fate and mean models lost "
+                        f"({result.trials:,} fights, 95% intervals)")
+    _legend_below(ax, ncol=3)
+    return ax
+
+
+def _legend_below(ax, **options) -> None:
+    """The legend under the x-axis label, at a fixed distance from it (the layout may resize
+    the axes afterwards: the offset is in points, not a share of the axes)."""
+    from matplotlib.transforms import ScaledTranslation
+
+    _laid_out(ax)
+    renderer = ax.figure.canvas.get_renderer()
+    below = ax.get_window_extent(renderer).y0 - ax.xaxis.label.get_window_extent(renderer).y0
+    offset = ScaledTranslation(0, -(below + 4) / ax.figure.dpi, ax.figure.dpi_scale_trans)
+    ax.legend(*ax.get_legend_handles_labels(), loc="upper center", bbox_to_anchor=(0.5, 0),
+              bbox_transform=ax.transAxes + offset, fontsize=8, frameon=False, **options)
+
+
+def _fate_bars(ax, frame, y, fates) -> None:
+    """The stacked fate bars, each segment labelled with its percent where it fits, and the
+    whisker of P(destroyed) just under the end of the destroyed and caught segments (clear
+    of the labels)."""
+    from matplotlib import patheffects
+
+    left = np.zeros(len(frame))
+    for fate in fates:
+        name, colour = UNIT_FATES[fate]
+        width = (frame[fate] - frame["caught"] * (fate == "destroyed")).to_numpy() * 100
+        bars = ax.barh(y, width, 0.34, left=left, color=colour, edgecolor="#999999",
+                       linewidth=0.5, label=name)
+        ax.bar_label(bars, labels=[_percent(w) if w >= 8 else "" for w in width],
+                     label_type="center", fontsize=7, color=_ink(colour))
+        left += width
+    p = frame["destroyed"].to_numpy() * 100
+    err = np.vstack([p - frame["destroyed_low"] * 100, frame["destroyed_high"] * 100 - p])
+    whiskers = ax.errorbar(p, y + 0.21, xerr=err, fmt="none", ecolor="black", elinewidth=1.2,
+                           capsize=2.5, label="95% interval of destroyed (caught included)")
+    for line in (*whiskers.lines[1], *whiskers.lines[2]):  # caps, bars: readable on dark
+        line.set_path_effects([patheffects.withStroke(linewidth=3, foreground="white")])
+
+
+def _lost_bars(ax, frame, y) -> None:
+    """Mean models lost as a share of the unit (side colours) with "x of N lost" beside; a
+    unit without a model count (no model groups) gets the text alone."""
+    import pandas as pd
+
+    for yi, u in zip(y, frame.itertuples()):
+        colour = SIDE_COLOURS[u.side]
+        text = f"mean {_amount(u.losses_mean)} lost"
+        share = 0.0
+        if not pd.isna(u.models):
+            share = 100 * u.losses_mean / u.models if u.models else 0.0
+            ax.barh(yi, 100, 0.26, color=colour, alpha=0.15)
+            ax.barh(yi, share, 0.26, color=colour)
+            text = (f"mean {_amount(u.losses_mean)} of {u.models} "
+                    f"model{'s' if u.models != 1 else ''} lost")
+        inside = share > 60
+        ax.text(share - 1 if inside else share + 1, yi, text, va="center", fontsize=8,
+                ha="right" if inside else "left", color="white" if inside else "black")
+
+
 def comparison_heatmap(comparison, metric: str = "attacker_wins", ax=None):
     """Variants x opponents coloured by one metric, each cell annotated with its value (and
     for probabilities its 95% interval). Green is good for the attacker."""
@@ -323,9 +420,7 @@ def comparison_heatmap(comparison, metric: str = "attacker_wins", ax=None):
                 show = _percent if percent else _amount
                 text += f"\n[{show(lows[i, j])}, {show(highs[i, j])}]".replace("%", "")
             rgb = image.cmap(image.norm(v))[:3] if np.isfinite(v) else (0.87,) * 3
-            dark = 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2] < 0.5
-            ax.text(j, i, text, ha="center", va="center", fontsize=9,
-                    color="white" if dark else "black")
+            ax.text(j, i, text, ha="center", va="center", fontsize=9, color=_ink(rgb))
     ax.set_xticks(range(len(opponents)), [textwrap.fill(o, 16) for o in opponents], fontsize=9)
     ax.set_yticks(range(len(variants)), [textwrap.fill(v, 20) for v in variants], fontsize=9)
     ax.set_xlabel("opponent")

@@ -8,10 +8,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from odds.analysis import report
+from odds.analysis import report, units
 from odds.analysis.intervals import wilson
 from odds.core.outcome import (ATTACKER, CAUGHT, COLUMNS, DEFENDER, DESTROYED, ENDS, FLED,
-                               MUTUAL, NO_FIGHT, NONE, UNRESOLVED, WINNERS)
+                               MUTUAL, NO_FIGHT, NONE, UNIT_FATES, UNRESOLVED, WINNERS)
 from odds.core.tally import Tally
 
 
@@ -51,15 +51,21 @@ def flag_columns() -> frozenset[str]:
     return frozenset(c for r in RULESETS for c in get_ruleset(r).flag_columns)
 
 
+def ruleset_columns(columns: tuple[str, ...]) -> tuple[str, ...]:
+    """A record's per-ruleset columns: those after the shared ones, but not the per-unit
+    ones (read by :mod:`odds.analysis.units`)."""
+    return tuple(c for c in columns[len(COLUMNS):] if not units.is_unit_column(c))
+
+
 def flags(columns: tuple[str, ...]) -> tuple[str, ...]:
     """The yes/no columns among a record's per-ruleset columns."""
-    return tuple(c for c in columns[len(COLUMNS):] if c in flag_columns())
+    return tuple(c for c in ruleset_columns(columns) if c in flag_columns())
 
 
 def mean_keys(columns: tuple[str, ...]) -> dict[str, str]:
     """Record column -> the key of its mean: the shared columns, then every per-ruleset count
     column as ``<column>_mean``."""
-    return {**MEANS, **{c: f"{c}_mean" for c in columns[len(COLUMNS):]
+    return {**MEANS, **{c: f"{c}_mean" for c in ruleset_columns(columns)
                         if c not in flag_columns()}}
 
 
@@ -147,6 +153,15 @@ class Result:
         rows += [{"outcome": k, "kind": "mean", "value": v} for k, v in self.means().items()]
         return pd.DataFrame(rows).set_index("outcome")
 
+    def units(self):
+        """One row per unit, attacker units first (``side``, ``unit``, its ``models`` at the
+        start): the chance of each fate when the fight ended (R0-13) -- ``standing``,
+        ``destroyed`` (including ``caught``), ``caught``, ``fled``, ``unreached`` -- each with
+        its Wilson 95% interval (``<fate>_low``, ``<fate>_high``), then its mean models lost
+        (``losses_mean``, a caught unit losing all) and wounds suffered (``wounds_mean``).
+        A side of one unit is one row, read from the side's outcome."""
+        return units.units_frame(self)
+
     def losses(self, side: str):
         """Distribution of models lost by ``side``: P(lost = k), P(lost >= k), P(lost <= k).
 
@@ -223,6 +238,9 @@ class Result:
         frame = pd.DataFrame(dict(zip(self.tally.columns, self.fights_record)))
         frame["winner"] = pd.Categorical.from_codes(frame["winner"], list(WINNERS))
         frame["end"] = pd.Categorical.from_codes(frame["end"], list(ENDS))
+        for column in self.tally.columns:
+            if units.is_unit_column(column) and column.endswith(".fate"):
+                frame[column] = pd.Categorical.from_codes(frame[column], list(UNIT_FATES))
         return frame
 
     def to_dict(self) -> dict:
@@ -231,7 +249,8 @@ class Result:
         The top-level keys are the same in every ruleset: each outcome probability, its
         ``_ci95`` as [low, high], and the shared means. The ruleset's own columns (e.g.
         ``attacker_shaken`` with its ``_ci95``, ``attacker_parries_mean``) are under
-        ``ruleset_outcomes`` (empty where a ruleset has none)."""
+        ``ruleset_outcomes`` (empty where a ruleset has none), and each unit's outcome
+        (:meth:`units`) under ``units``: one entry per unit, one per side of one unit."""
         probs, means = self.probabilities(), self.means()
         out = {"scenario": self.scenario.name, "ruleset": self.scenario.ruleset,
                "trials": self.trials, "seed": self.seed}
@@ -243,6 +262,7 @@ class Result:
             own.update({key: probs[key][0], f"{key}_ci95": list(probs[key][1:])})
         own.update({k: v for k, v in means.items() if k not in MEANS.values()})
         out["ruleset_outcomes"] = own
+        out["units"] = units.units_dicts(self)
         if self.precision is not None:
             out["precision"] = self.precision
         if self.precision_met is not None:
@@ -255,8 +275,15 @@ class Result:
 
     def to_csv(self, path=None):
         """Tidy CSV: the :meth:`summary` rows tagged with the scenario, ruleset, trials and
-        seed, so reports concatenate. Returns the text when ``path`` is None."""
+        seed, so reports concatenate; where a side has several units, each unit's figures
+        follow (outcome ``attacker.units[Assault Squad].destroyed``). Returns the text when
+        ``path`` is None."""
+        import pandas as pd
+
         tidy = self.summary().reset_index()
+        if units.several_units(self.scenario):
+            tidy = pd.concat([tidy, pd.DataFrame(units.units_summary_rows(self))],
+                             ignore_index=True)
         for column, value in (("seed", self.seed), ("trials", self.trials),
                               ("ruleset", self.scenario.ruleset),
                               ("scenario", self.scenario.name)):
@@ -348,4 +375,6 @@ def format_result(result: Result) -> str:
     lines.append("")
     lines += report.table([[name, report.number(a), report.number(d)] for name, a, d in sides],
                           ["mean per side", "attacker", "defender"])
+    if units.several_units(sc):
+        lines += [""] + units.units_table(result)
     return "\n".join(lines)

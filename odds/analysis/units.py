@@ -1,0 +1,177 @@
+"""Per-unit outcomes (R0-13): each unit's fate when the fight ended, with Wilson 95% intervals,
+and its mean models lost and wounds suffered.
+
+A scenario where a side has several units records three columns per unit
+(``<side>.units[<i>].fate`` / ``.lost`` / ``.wounds``, see :func:`odds.core.outcome.unit_columns`).
+A scenario of one unit a side has none: its unit is its side, read from the side record.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from odds.analysis.intervals import wilson
+from odds.core.outcome import (ATTACKER, CAUGHT, DEFENDER, DESTROYED, FLED, MUTUAL, NONE,
+                               UNIT_CAUGHT, UNIT_DESTROYED, UNIT_FATES, UNIT_FLED,
+                               UNIT_STANDING, UNIT_UNREACHED)
+
+SIDES = ("attacker", "defender")
+ENEMY = {"attacker": DEFENDER, "defender": ATTACKER}
+MEANS = ("losses_mean", "wounds_mean")
+
+
+def is_unit_column(column: str) -> bool:
+    """Whether a record column is a per-unit one (``attacker.units[0].fate``), not a side's
+    or a ruleset's (those names have no dots)."""
+    return ".units[" in column
+
+
+def several_units(scenario) -> bool:
+    """Whether a side of the scenario is several units (then the record has unit columns)."""
+    return any(scenario.side(key).units for key in SIDES)
+
+
+def can_be_unreached(scenario) -> bool:
+    """Whether a unit starts out of the fight (``engaged = false``, R0-12), so may never be
+    reached."""
+    return any(unit.options.get("engaged") is False
+               for key in SIDES for unit in scenario.side(key).every_unit)
+
+
+@dataclass(frozen=True)
+class UnitOutcome:
+    """One unit's tally: fights per fate code (index = ``UNIT_FATES`` code), mean models
+    lost and wounds suffered per fight, and its models at the start (None for a unit
+    without model groups, e.g. a Black Powder unit)."""
+
+    side: str
+    unit: str
+    models: int | None
+    fates: np.ndarray
+    losses_mean: float
+    wounds_mean: float
+
+    def counts(self) -> dict[str, int]:
+        """Fights per reported fate; as at side level, ``destroyed`` includes ``caught``."""
+        f = self.fates
+        return {"standing": int(f[UNIT_STANDING]),
+                "destroyed": int(f[UNIT_DESTROYED] + f[UNIT_CAUGHT]),
+                "caught": int(f[UNIT_CAUGHT]), "fled": int(f[UNIT_FLED]),
+                "unreached": int(f[UNIT_UNREACHED])}
+
+    def probabilities(self, trials: int) -> dict[str, tuple[float, float, float]]:
+        """Each fate as (probability, low, high), Wilson 95% interval."""
+        k = np.array(list(self.counts().values()))
+        low, high = wilson(k, trials)
+        return {key: (float(k[i] / trials), float(low[i]), float(high[i]))
+                for i, key in enumerate(self.counts())}
+
+
+def unit_outcomes(scenario, tally) -> list[UnitOutcome]:
+    """Every unit of both sides, attacker units first, in file order: from the unit columns
+    when the record has them, else (a side of one unit in a scenario of one unit a side)
+    from the side record."""
+    out = []
+    for key in SIDES:
+        for i, unit in enumerate(scenario.side(key).every_unit):
+            stem = f"{key}.units[{i}]"
+            if f"{stem}.fate" in tally.columns:
+                out.append(_recorded(tally, key, unit, stem))
+            elif i == 0 and not several_units(scenario):
+                out.append(_derived(tally, key, unit))
+            else:
+                raise ValueError(f"the outcome record has no column {stem}.fate for unit "
+                                 f"{unit.name!r}")
+    return out
+
+
+def _models(unit) -> int | None:
+    return sum(g.count for g in unit.models) if unit.models else None
+
+
+def _recorded(tally, key: str, unit, stem: str) -> UnitOutcome:
+    """A unit read from its own columns: P(fate = k) = its fate histogram at k / trials."""
+    fates = np.zeros(len(UNIT_FATES), np.int64)
+    h = tally.histogram(f"{stem}.fate")
+    fates[:len(h)] = h
+    return UnitOutcome(key, unit.name, _models(unit), fates, tally.mean(f"{stem}.lost"),
+                       tally.mean(f"{stem}.wounds"))
+
+
+def _derived(tally, key: str, unit) -> UnitOutcome:
+    """A side's only unit read from the side record: it was destroyed when its side lost by
+    destruction or both were destroyed, caught or fled when its side lost that way, else it
+    is standing; its losses and wounds are its side's."""
+    o = tally.outcomes.sum(axis=2)  # [winner, end]
+    fates = np.zeros(len(UNIT_FATES), np.int64)
+    fates[UNIT_DESTROYED] = o[ENEMY[key], DESTROYED] + o[NONE, MUTUAL]
+    fates[UNIT_CAUGHT] = o[ENEMY[key], CAUGHT]
+    fates[UNIT_FLED] = o[ENEMY[key], FLED]
+    fates[UNIT_STANDING] = tally.trials - fates.sum()
+    return UnitOutcome(key, unit.name, _models(unit), fates, tally.mean(f"{key}_lost"),
+                       tally.mean(f"{key}_wounds"))
+
+
+def units_frame(result):
+    """:meth:`Result.units`: one row per unit (``side``, ``unit``, ``models``), each fate's
+    probability with ``<fate>_low`` / ``<fate>_high``, then ``losses_mean``, ``wounds_mean``."""
+    import pandas as pd
+
+    rows = []
+    for u in unit_outcomes(result.scenario, result.tally):
+        row = {"side": u.side, "unit": u.unit, "models": u.models}
+        for fate, (p, low, high) in u.probabilities(result.trials).items():
+            row.update({fate: p, f"{fate}_low": low, f"{fate}_high": high})
+        rows.append({**row, "losses_mean": u.losses_mean, "wounds_mean": u.wounds_mean})
+    frame = pd.DataFrame(rows)
+    frame["models"] = frame["models"].astype("Int64")
+    return frame
+
+
+def units_dicts(result) -> list[dict]:
+    """The ``"units"`` entries of :meth:`Result.to_dict`: per unit its fate probabilities,
+    mean losses and wounds, then each probability's ``_ci95`` as [low, high]."""
+    out = []
+    for u in unit_outcomes(result.scenario, result.tally):
+        probs = u.probabilities(result.trials)
+        entry = {"side": u.side, "unit": u.unit, "models": u.models}
+        entry.update({fate: p for fate, (p, _, _) in probs.items()})
+        entry.update({"losses_mean": u.losses_mean, "wounds_mean": u.wounds_mean})
+        entry.update({f"{fate}_ci95": [low, high] for fate, (_, low, high) in probs.items()})
+        out.append(entry)
+    return out
+
+
+def units_summary_rows(result) -> list[dict]:
+    """Tidy rows in the shape of :meth:`Result.summary` (before its index is set), one per
+    unit and figure, outcome ``<side>.units[<unit name>].<key>``."""
+    rows = []
+    for u in unit_outcomes(result.scenario, result.tally):
+        stem = f"{u.side}.units[{u.unit}]"
+        rows += [{"outcome": f"{stem}.{fate}", "kind": "probability", "value": p,
+                  "ci95_low": low, "ci95_high": high}
+                 for fate, (p, low, high) in u.probabilities(result.trials).items()]
+        rows += [{"outcome": f"{stem}.{key}", "kind": "mean", "value": getattr(u, key)}
+                 for key in MEANS]
+    return rows
+
+
+def units_table(result) -> list[str]:
+    """The table's "per unit" section: each unit's chance to be destroyed (95% interval),
+    of which caught, fled, unreached (when a unit can be), and its mean models lost."""
+    from odds.analysis import report
+
+    unreached = can_be_unreached(result.scenario)
+    rows = []
+    for u in unit_outcomes(result.scenario, result.tally):
+        probs = u.probabilities(result.trials)
+        p, low, high = probs["destroyed"]
+        row = [u.unit, u.side, report.percent(p, 2),
+               f"[{report.percent(low, 2)}, {report.percent(high, 2)}]",
+               report.percent(probs["caught"][0], 2), report.percent(probs["fled"][0], 2)]
+        row += [report.percent(probs["unreached"][0], 2)] * unreached
+        lost = report.number(u.losses_mean)
+        rows.append(row + [lost if u.models is None else f"{lost} of {u.models}"])
+    names = ["per unit", "side", "destroyed", "95% interval", "of which caught", "fled"]
+    return report.table(rows, names + ["unreached"] * unreached + ["mean models lost"], left=2)
