@@ -47,15 +47,16 @@ def simulate(scenario: Scenario | dict | str | Path, *, trials: int | None = Non
     ruleset = get_ruleset(scenario.ruleset)
     plan = ruleset.compile(scenario)
     runner.set_threads(threads)
-    show = {"progress": progress and not quiet, "notice": not quiet}
+    columns = ruleset.columns(scenario)
+    show = {"progress": progress and not quiet, "notice": not quiet, "columns": columns}
     if precision is None:
         tally, record = runner.run(ruleset, plan, trials, seed, keep_fights=keep_fights, **show)
         return Result(scenario, tally, seed, record)
     if max_trials is None:
-        max_trials = min(MAX_TRIALS, runner.most_kept_fights(ruleset)) if keep_fights else \
-            MAX_TRIALS
-    record = runner.new_record(ruleset, max_trials, s.ARGUMENTS / "max_trials") if keep_fights \
-        else None
+        max_trials = min(MAX_TRIALS, runner.most_kept_fights(ruleset, columns)) \
+            if keep_fights else MAX_TRIALS
+    record = runner.new_record(ruleset, max_trials, s.ARGUMENTS / "max_trials", columns) \
+        if keep_fights else None
     return _until_precise(scenario, ruleset, plan, seed, precision, max_trials, record, show)
 
 

@@ -68,7 +68,7 @@ def test_the_threaded_kernel_is_found_behind_its_python_wrapper():
 
 
 def _toy(compiling: bool):
-    return SimpleNamespace(id="toy", extra_columns=(), needs_compiling=lambda: compiling,
+    return SimpleNamespace(id="toy", extra_columns=(), needs_compiling=lambda plan=None: compiling,
                            play=lambda plan, seed, first, out: None)
 
 
@@ -82,7 +82,7 @@ def test_the_runner_says_it_compiles_once(capsys, compiling, notice, said):
 
 @pytest.mark.parametrize("quiet,said", [(False, True), (True, False)])
 def test_simulate_announces_unless_quiet(capsys, monkeypatch, marines_vs_boyz, quiet, said):
-    monkeypatch.setattr(Ruleset, "needs_compiling", lambda self: True)
+    monkeypatch.setattr(Ruleset, "needs_compiling", lambda self, plan=None: True)
     odds.simulate(marines_vs_boyz, trials=10, quiet=quiet)
     err = capsys.readouterr().err
     assert ("odds: compiling the wh40k3 kernel, once" in err) is said

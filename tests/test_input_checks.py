@@ -332,7 +332,7 @@ def test_keep_fights_is_refused_above_two_gigabytes(marines_vs_boyz):
     with pytest.raises(ScenarioError) as info:
         odds.simulate(MORDHEIM, trials=most + 1, keep_fights=True)
     assert (info.value.source, info.value.field) == ("<arguments>", "keep_fights")
-    assert f"at most {most:,} mordheim fights (2 GB)" in info.value.message
+    assert f"at most {most:,} fights of this mordheim scenario (2 GB)" in info.value.message
     with pytest.raises(ScenarioError, match="at most") as info:
         odds.simulate(marines_vs_boyz, precision=0.01, keep_fights=True, max_trials=10**9)
     assert info.value.field == "max_trials"

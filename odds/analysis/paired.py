@@ -124,6 +124,7 @@ def play(scenarios: list, groups: list[list[int]], baselines: dict[int, int], *,
             for i in active:
                 cell = cells[i]
                 cell.tally, record = runner.run(cell.ruleset, cell.plan, end - done, seed,
+                                                columns=cell.ruleset.columns(cell.scenario),
                                                 first_trial=done, tally=cell.tally,
                                                 keep_fights=True, notice=not quiet)
                 if not cell.hashes:

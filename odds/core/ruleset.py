@@ -38,29 +38,40 @@ class Ruleset:
     multi_unit: bool = False  # a side may be several units ([[<side>.units]], R0-13)
     rules: dict[str, tuple] = field(default_factory=dict)  # the scenario's [rules] table
 
+    def columns(self, scenario) -> tuple[str, ...]:
+        """The outcome record's columns for ``scenario``: the shared ones, the ruleset's own,
+        and for a side of several units each unit's (:func:`odds.core.outcome.unit_columns`)."""
+        from odds.core.outcome import COLUMNS, unit_columns
+
+        return COLUMNS + self.extra_columns + unit_columns(scenario)
+
     def play(self, plan, seed: int, first_trial: int, out) -> None:
         """Fill ``out`` with the outcome rows of trials ``first_trial`` onward. The kernel
         module is imported here, so numba compiles or loads it only when fights are played."""
         importlib.import_module(self.kernel).play_chunk(plan, seed, first_trial, out)
 
-    def needs_compiling(self) -> bool:
-        """Whether the first :meth:`play` compiles the kernel: see :func:`needs_compiling`."""
-        return needs_compiling(importlib.import_module(self.kernel))
+    def needs_compiling(self, plan=None) -> bool:
+        """Whether the first :meth:`play` of ``plan`` compiles the kernel: see
+        :func:`needs_compiling`."""
+        return needs_compiling(importlib.import_module(self.kernel), plan)
 
 
-def needs_compiling(module) -> bool:
+def needs_compiling(module, plan=None) -> bool:
     """Whether calling ``module.play_chunk`` compiles numba code first: one of its entry
     functions has nothing compiled in this process and no fresh entry in numba's on-disk
     cache (an index file whose stamp matches the source). When that cannot be told, False.
 
-    The entry functions are ``play_chunk`` itself when it is compiled, else the compiled
-    functions a plain-Python ``play_chunk`` calls (e.g. one per thread)."""
-    return any(not d.overloads and not _cached(d) for d in _entry_dispatchers(module))
+    The entry functions are ``play_chunk`` itself when it is compiled, else the one that
+    ``module.entry(plan)`` names for this plan (a kernel compiled in variants), else the
+    compiled functions a plain-Python ``play_chunk`` calls (e.g. one per thread)."""
+    return any(not d.overloads and not _cached(d) for d in _entry_dispatchers(module, plan))
 
 
-def _entry_dispatchers(module) -> list:
+def _entry_dispatchers(module, plan=None) -> list:
     from numba.core.dispatcher import Dispatcher
 
+    if plan is not None and hasattr(module, "entry"):
+        return [module.entry(plan)]
     play = module.play_chunk
     if isinstance(play, Dispatcher):
         return [play]

@@ -26,50 +26,59 @@ def set_threads(threads: int | None) -> None:
                           max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
 
 
-def most_kept_fights(ruleset) -> int:
+def most_kept_fights(ruleset, columns: tuple[str, ...] | None = None) -> int:
     """How many per-fight rows ``keep_fights`` keeps at most: ``MOST_KEPT_BYTES`` of int32
-    columns (about 33 million fights with 15 columns, 71 million with 7)."""
-    return MOST_KEPT_BYTES // (4 * (len(COLUMNS) + len(ruleset.extra_columns)))
+    columns (about 33 million fights with 15 columns, 71 million with 7). ``columns``: the
+    record's (default: the ruleset's shared and own columns; a scenario of several units a
+    side has more, see :meth:`odds.core.ruleset.Ruleset.columns`)."""
+    return MOST_KEPT_BYTES // (4 * len(columns or _columns(ruleset)))
 
 
-def new_record(ruleset, trials: int, where: s.Where = KEEP_FIGHTS) -> np.ndarray:
+def new_record(ruleset, trials: int, where: s.Where = KEEP_FIGHTS,
+               columns: tuple[str, ...] | None = None) -> np.ndarray:
     """Room for ``trials`` per-fight rows (columns x trials), allocated once; more than
     :func:`most_kept_fights` is a ScenarioError. Pages are taken as rows are written, so a
     precision run that stops early holds only the rows it played."""
-    most = most_kept_fights(ruleset)
+    columns = columns or _columns(ruleset)
+    most = most_kept_fights(ruleset, columns)
     if trials > most:
-        columns = len(COLUMNS) + len(ruleset.extra_columns)
         raise where.error(
-            f"keeping every fight's row needs {4 * columns * trials / 1e9:.1f} GB for "
-            f"{trials:,} fights; at most {most:,} {ruleset.id} fights (2 GB) are kept: ask "
-            "for fewer, or leave keep_fights off (summaries, histograms and means need no "
-            "per-fight rows)")
-    return np.empty((len(COLUMNS) + len(ruleset.extra_columns), trials), np.int32)
+            f"keeping every fight's row needs {4 * len(columns) * trials / 1e9:.1f} GB for "
+            f"{trials:,} fights; at most {most:,} fights of this {ruleset.id} scenario (2 GB) "
+            "are kept: ask for fewer, or leave keep_fights off (summaries, histograms and "
+            "means need no per-fight rows)")
+    return np.empty((len(columns), trials), np.int32)
 
 
-def run(ruleset, plan, trials: int, seed: int, *, first_trial: int = 0,
-        keep_fights: bool = False, record: np.ndarray | None = None, progress: bool = False,
-        notice: bool = False, chunk: int = CHUNK,
+def _columns(ruleset) -> tuple[str, ...]:
+    return COLUMNS + ruleset.extra_columns
+
+
+def run(ruleset, plan, trials: int, seed: int, *, columns: tuple[str, ...] | None = None,
+        first_trial: int = 0, keep_fights: bool = False, record: np.ndarray | None = None,
+        progress: bool = False, notice: bool = False, chunk: int = CHUNK,
         tally: Tally | None = None) -> tuple[Tally, np.ndarray | None]:
     """Play ``trials`` fights starting at ``first_trial``; fold them into a :class:`Tally`.
 
-    Returns the tally and the per-fight record (columns x trials): ``record`` when given (it
-    is filled, e.g. a slice of a bigger record), a new one (:func:`new_record`) with
-    ``keep_fights``, else None. ``notice`` says on stderr when the kernel must be compiled
-    first (see :meth:`odds.core.ruleset.Ruleset.needs_compiling`).
+    ``columns`` names the record's columns (default: the ruleset's shared and own ones; pass
+    ``ruleset.columns(scenario)`` for a scenario of several units a side). Returns the tally
+    and the per-fight record (columns x trials): ``record`` when given (it is filled, e.g. a
+    slice of a bigger record), a new one (:func:`new_record`) with ``keep_fights``, else
+    None. ``notice`` says on stderr when the kernel must be compiled first (see
+    :meth:`odds.core.ruleset.Ruleset.needs_compiling`).
     """
-    columns = COLUMNS + ruleset.extra_columns
+    columns = columns or _columns(ruleset)
     tally = tally if tally is not None else Tally(columns)
     if record is None and keep_fights:
-        record = new_record(ruleset, trials)
-    if notice and trials and ruleset.needs_compiling():
+        record = new_record(ruleset, trials, columns=columns)
+    if notice and trials and ruleset.needs_compiling(plan):
         print(f"odds: compiling the {ruleset.id} kernel, once (this can take a minute or "
               "two); later runs load it from the cache", file=sys.stderr, flush=True)
     bar = progress_bar(trials, progress)
     done = 0
     while done < trials:
         n = min(chunk, trials - done)
-        out = empty_record(n, ruleset.extra_columns)
+        out = empty_record(n, columns[len(COLUMNS):])
         ruleset.play(plan, seed, first_trial + done, out)
         tally.add(out)
         if record is not None:

@@ -11,26 +11,39 @@ from odds.rulesets.wh40k3.rules import NO_SAVE, charts, fighting_weapon, weapons
 CONTACT, REACH, OUT = 0, 1, 2  # where a model stands (R0-2): in contact, within 2", beyond
 STRIKES_LAST, COVER = 0, 11    # step keys; initiative steps are I (1..10), R0-4
 NOBODY = 1 << 30               # "no limit" for the number of places in contact or within 2"
-FIRST, LATER = 0, 1            # round types: the charge round and the rest (R0-3, R0-4)
+# round types: the charge round, the later rounds, and the first round of a new combat after
+# an advance (R0-12) made by the attacker (ADVANCE + 0) or the defender (ADVANCE + 1)
+FIRST, LATER, ADVANCE = 0, 1, 2
+ROUND_TYPES = 4
 
 
 class Plan(NamedTuple):
-    """Arrays indexed [side][group][place][target group]; sides 0 attacker, 1 defender."""
+    """Arrays indexed [side][group][place][target group]; sides 0 attacker, 1 defender.
+
+    A side's groups are numbered across its units in file order; ``unit_of`` says whose
+    each is, and ``unit_start`` where each unit's groups begin (R0-13)."""
 
     count: np.ndarray        # (2, G) models per group at the start
     wounds: np.ndarray       # (2, G) W
     leadership: np.ndarray   # (2, G) Ld
-    ld_override: np.ndarray  # (2,) a side's Ld key, 0 if none (R0-11)
-    removal_group: np.ndarray  # (2, 3G) removal order as (group, place) slots, -1 padded (R0-9)
-    removal_place: np.ndarray  # (2, 3G)
-    fill: np.ndarray         # (2, G) contact order of groups, -1 padded (R0-2)
-    limits: np.ndarray       # (2, 2) places in contact / within 2" at the start and on refill
-    attacks: np.ndarray      # (2 rounds, 2, G, 2 places) attacks per model (R0-2, R0-3)
-    step: np.ndarray         # (2 rounds, 2, G, 2 places) strike step key, -1 never (R0-4)
-    steps: np.ndarray        # (2 rounds, 12) step keys present, descending, -1 padded
-    striker_side: np.ndarray   # (2 rounds, 12 steps, 4G) parts striking in each step, -1 padded
-    striker_group: np.ndarray  # (2 rounds, 12 steps, 4G)
-    striker_place: np.ndarray  # (2 rounds, 12 steps, 4G)
+    unit_of: np.ndarray      # (2, G) the unit of each group, -1 padded
+    unit_start: np.ndarray   # (2, U + 1) first group of each unit; the side's groups at [U]
+    units: np.ndarray        # (2,) units a side
+    unit_size: np.ndarray    # (2, U) models a unit at the start
+    ld_override: np.ndarray  # (2, U) a unit's Ld key, 0 if none (R0-11)
+    prefer: np.ndarray       # (2, U) the enemy unit it strikes first (R0-13)
+    fresh: np.ndarray        # (2,) the unit out of the fight at the start, -1 if none (R0-12)
+    reach: np.ndarray        # (2,) its distance: an advance of at least this contacts it
+    removal_group: np.ndarray  # (2, U, 3G) removal order as (group, place) slots, -1 padded
+    removal_place: np.ndarray  # (2, U, 3G) (R0-9)
+    fill: np.ndarray         # (2, U, G) contact order of groups, -1 padded (R0-2)
+    limits: np.ndarray       # (2, U, 2) places in contact / within 2" at the start and on refill
+    attacks: np.ndarray      # (4 round types, 2, G, 2 places) attacks per model (R0-2, R0-3)
+    step: np.ndarray         # (4, 2, G, 2 places) strike step key, -1 never (R0-4)
+    steps: np.ndarray        # (4, 12) step keys present, descending, -1 padded
+    striker_side: np.ndarray   # (4, 12 steps, 4G) parts striking in each step, -1 padded
+    striker_group: np.ndarray  # (4, 12 steps, 4G)
+    striker_place: np.ndarray  # (4, 12 steps, 4G)
     p_wound: np.ndarray      # (2, G, 2, G) P(hit) * P(wound) against the front group (R0-5, R0-7)
     p_unsaved: np.ndarray    # (2, G, 2, G) P(no save) for the model that takes it (R0-8)
     cdf: np.ndarray          # binomial CDF rows (odds.core.binomial)
@@ -40,6 +53,7 @@ class Plan(NamedTuple):
     pursue: bool             # the winner pursues when allowed (R0-12)
     refill: bool             # pile in up to the limits rather than all into contact
     halved_catch: bool       # the pursuer's halved move is what is compared (R0-12 [AMB])
+    halved_move: bool        # winners move half their roll (difficult terrain, R0-12)
     charge_distance: float   # inches through difficult terrain, or -1: the charge reaches (R0-1)
     max_rounds: int
 
@@ -53,75 +67,67 @@ def compile_plan(scenario) -> Plan:
     """The plan for one scenario (already checked by :func:`odds.scenario.from_dict`)."""
     to_hit, to_wound = charts()
     table = weapons(scenario)
-    sides = [scenario.attacker, scenario.defender]
+    sides = [scenario.attacker.every_unit, scenario.defender.every_unit]
+    groups = [[g for unit in side for g in unit.models] for side in sides]
     e = scenario.engagement
     charger = 0 if e["charger"] == "attacker" else 1
-    in_cover = e["attacker_in_cover"] or e["defender_in_cover"]  # only the charged side can be
-    G = max(len(side.models) for side in sides)
+    G = max(len(g) for g in groups)
+    U = max(len(side) for side in sides)
 
     count = np.zeros((2, G), np.int64)
     wounds = np.ones((2, G), np.int64)
     leadership = np.zeros((2, G), np.int64)
-    ld_override = np.zeros(2, np.int64)
-    removal_group = np.full((2, 3 * G), -1, np.int64)
-    removal_place = np.full((2, 3 * G), -1, np.int64)
-    fill = np.full((2, G), -1, np.int64)
-    limits = np.full((2, 2), NOBODY, np.int64)
-    attacks = np.zeros((2, 2, G, 2), np.int64)
-    step = np.full((2, 2, G, 2), -1, np.int64)
+    unit_of = np.full((2, G), -1, np.int64)
+    unit_start = np.zeros((2, U + 1), np.int64)
+    unit_size = np.zeros((2, U), np.int64)
+    ld_override = np.zeros((2, U), np.int64)
+    prefer = np.zeros((2, U), np.int64)
+    fresh = np.full(2, -1, np.int64)
+    reach = np.zeros(2)
+    removal_group = np.full((2, U, 3 * G), -1, np.int64)
+    removal_place = np.full((2, U, 3 * G), -1, np.int64)
+    fill = np.full((2, U, G), -1, np.int64)
+    limits = np.full((2, U, 2), NOBODY, np.int64)
     p_wound = np.zeros((2, G, 2, G))
     p_unsaved = np.ones((2, G, 2, G))
 
-    fighting = [[fighting_weapon(g, table) for g in side.models] for side in sides]
+    fighting = [[fighting_weapon(g, table) for g in side] for side in groups]
     for s, side in enumerate(sides):
-        enemy = sides[1 - s].models
-        last = [g.options["character"] or fighting[s][i].removed_last
-                for i, g in enumerate(side.models)]
-        ordinary = [i for i in range(len(last)) if not last[i]]
-        removed_last = [i for i in range(len(last)) if last[i]]
-        slots = [(i, place) for cls in (ordinary, removed_last)
-                 for place in (CONTACT, REACH, OUT) for i in cls]
-        removal_group[s, :len(slots)] = [i for i, _ in slots]
-        removal_place[s, :len(slots)] = [p for _, p in slots]
-        fill[s, :len(side.models)] = removed_last + ordinary
-        if side.options["in_contact"] is not None:
-            limits[s, 0] = side.options["in_contact"]
-        if side.options["within_2in"] is not None:
-            limits[s, 1] = side.options["within_2in"]
-        ld_override[s] = side.options["Ld"] or 0
-
-        for i, group in enumerate(side.models):
-            prof, weapon = group.profile, fighting[s][i]
+        enemy_names = [u.name for u in sides[1 - s]]
+        first = 0
+        for u, unit in enumerate(side):
+            own = range(first, first + len(unit.models))
+            first = own.stop
+            unit_of[s, own.start:own.stop] = u
+            unit_start[s, u + 1:] = own.stop
+            unit_size[s, u] = sum(g.count for g in unit.models)
+            o = unit.options
+            ld_override[s, u] = o["Ld"] or 0
+            prefer[s, u] = enemy_names.index(o["strikes"]) if o["strikes"] else 0
+            if not o["engaged"]:
+                fresh[s], reach[s] = u, o["distance"]
+            last = [i for i in own if groups[s][i].options["character"]
+                    or fighting[s][i].removed_last]
+            ordinary = [i for i in own if i not in last]
+            slots = [(i, place) for cls in (ordinary, last) for place in (CONTACT, REACH, OUT)
+                     for i in cls]
+            removal_group[s, u, :len(slots)] = [i for i, _ in slots]
+            removal_place[s, u, :len(slots)] = [p for _, p in slots]
+            fill[s, u, :len(own)] = last + ordinary
+            if o["in_contact"] is not None:
+                limits[s, u, 0] = o["in_contact"]
+            if o["within_2in"] is not None:
+                limits[s, u, 1] = o["within_2in"]
+        for i, group in enumerate(groups[s]):
+            prof = group.profile
             count[s, i], wounds[s, i], leadership[s, i] = group.count, prof["W"], prof["Ld"]
-            two_weapons = sum(table[n].two_weapon for n in group.equipment) >= 2
-            frag = any(table[n].frag for n in group.equipment)
-            for r in (FIRST, LATER):
-                charging = r == FIRST and s == charger
-                attacks[r, s, i, CONTACT] = prof["A"] + two_weapons + charging
-                attacks[r, s, i, REACH] = 1
-                cover_step = r == FIRST and in_cover and (s != charger or frag)
-                initiative = COVER if cover_step else prof["I"]
-                step[r, s, i, CONTACT] = STRIKES_LAST if weapon.strikes_last else initiative
-                step[r, s, i, REACH] = initiative
-            for place, strength, armour_piercing, cap in (
-                (CONTACT, weapon.strength(prof["S"]), weapon.ignores_armour, weapon.save_cap),
-                (REACH, prof["S"], False, None),
-            ):
-                for j, target in enumerate(enemy):
-                    t = target.profile
-                    p_wound[s, i, place, j] = (p_roll(to_hit[prof["WS"] - 1][t["WS"] - 1])
-                                               * p_roll(to_wound[strength - 1][t["T"] - 1]))
-                    armour = t["Sv"] or NO_SAVE
-                    if cap is not None:
-                        armour = max(armour, cap)
-                    if armour_piercing or group.options["monstrous"]:
-                        armour = NO_SAVE
-                    best = min(armour, t["Inv"] or NO_SAVE)
-                    p_unsaved[s, i, place, j] = 1.0 - p_roll(best)
+            _chances(group, fighting[s][i], groups[1 - s], to_hit, to_wound,
+                     p_wound[s, i], p_unsaved[s, i])
 
-    steps = np.full((2, COVER + 1), -1, np.int64)
-    strikers = np.full((3, 2, COVER + 1, 4 * G), -1, np.int64)  # side, group, place
-    for r in (FIRST, LATER):
+    attacks, step = _strike_orders(scenario, sides, groups, fighting, table, unit_of, charger)
+    steps = np.full((ROUND_TYPES, COVER + 1), -1, np.int64)
+    strikers = np.full((3, ROUND_TYPES, COVER + 1, 4 * G), -1, np.int64)  # side, group, place
+    for r in range(ROUND_TYPES):
         keys = sorted({int(k) for k in step[r].ravel() if k >= 0}, reverse=True)
         steps[r, :len(keys)] = keys
         for k, key in enumerate(keys):
@@ -132,8 +138,67 @@ def compile_plan(scenario) -> Plan:
                                           np.broadcast_to(most, (2,) + p_wound.shape))
     halved = e["pursuit_difficult_terrain"] and e["pursuit_halving_affects_catch"]
     distance = e["charge_distance"] if e["charge_through_difficult_terrain"] else -1.0
-    return Plan(count, wounds, leadership, ld_override, removal_group, removal_place, fill,
-                limits, attacks, step, steps, *strikers, p_wound, p_unsaved, cdf, cdf_offset,
-                cdf_top, charger, bool(e["pursue"]),
-                e["pile_in"] == "refill", bool(halved), float(distance),
+    return Plan(count, wounds, leadership, unit_of, unit_start,
+                np.array([len(side) for side in sides], np.int64), unit_size, ld_override,
+                prefer, fresh, reach, removal_group, removal_place, fill, limits, attacks, step,
+                steps, *strikers, p_wound, p_unsaved, cdf, cdf_offset, cdf_top, charger,
+                bool(e["pursue"]), e["pile_in"] == "refill", bool(halved),
+                bool(e["pursuit_difficult_terrain"]), float(distance),
                 int(scenario.simulation["max_rounds"]))
+
+
+def _chances(group, weapon, enemy, to_hit, to_wound, p_wound, p_unsaved) -> None:
+    """One group's P(hit and wound) and P(unsaved) against each enemy group, [place, target]
+    (R0-5, R0-7, R0-8): in contact with its fighting weapon, within 2" at its profile S."""
+    prof = group.profile
+    for place, strength, armour_piercing, cap in (
+        (CONTACT, weapon.strength(prof["S"]), weapon.ignores_armour, weapon.save_cap),
+        (REACH, prof["S"], False, None),
+    ):
+        for j, target in enumerate(enemy):
+            t = target.profile
+            p_wound[place, j] = (p_roll(to_hit[prof["WS"] - 1][t["WS"] - 1])
+                                 * p_roll(to_wound[strength - 1][t["T"] - 1]))
+            armour = t["Sv"] or NO_SAVE
+            if cap is not None:
+                armour = max(armour, cap)
+            if armour_piercing or group.options["monstrous"]:
+                armour = NO_SAVE
+            best = min(armour, t["Inv"] or NO_SAVE)
+            p_unsaved[place, j] = 1.0 - p_roll(best)
+
+
+def _strike_orders(scenario, sides, groups, fighting, table, unit_of, charger):
+    """Attacks per model and strike step of each part, per round type (R0-3, R0-4, R0-12).
+
+    The charging side of a round type gets +1 A in contact; the units it charges into cover
+    strike in the cover step, and so do its groups with frag grenades."""
+    G = unit_of.shape[1]
+    attacks = np.zeros((ROUND_TYPES, 2, G, 2), np.int64)
+    step = np.full((ROUND_TYPES, 2, G, 2), -1, np.int64)
+    cover = np.zeros((ROUND_TYPES, 2, len(unit_of[0])), bool)  # [r, side, group] in cover
+    e = scenario.engagement
+    charged = 1 - charger
+    for u, unit in enumerate(sides[charged]):
+        if unit.options["engaged"]:
+            cover[FIRST, charged, unit_of[charged] == u] = (
+                e[f"{('attacker', 'defender')[charged]}_in_cover"] or unit.options["in_cover"])
+    for s in range(2):  # the defender's fresh unit is charged by an attacker advance, etc.
+        for u, unit in enumerate(sides[s]):
+            if not unit.options["engaged"]:
+                cover[ADVANCE + 1 - s, s, unit_of[s] == u] = unit.options["in_cover"]
+    chargers = {FIRST: charger, LATER: -1, ADVANCE: 0, ADVANCE + 1: 1}
+    for s, side in enumerate(groups):
+        for i, group in enumerate(side):
+            prof, weapon = group.profile, fighting[s][i]
+            two_weapons = sum(table[n].two_weapon for n in group.equipment) >= 2
+            frag = any(table[n].frag for n in group.equipment)
+            for r, charging_side in chargers.items():
+                charging = s == charging_side
+                attacks[r, s, i, CONTACT] = prof["A"] + two_weapons + charging
+                attacks[r, s, i, REACH] = 1
+                cover_step = cover[r, s, i] or (charging and frag and cover[r, 1 - s].any())
+                initiative = COVER if cover_step else prof["I"]
+                step[r, s, i, CONTACT] = STRIKES_LAST if weapon.strikes_last else initiative
+                step[r, s, i, REACH] = initiative
+    return attacks, step
