@@ -280,11 +280,15 @@ def rounds_to_decision(result, ax=None, *, title: str | None = None):
 
 
 def result_figure(result):
-    """The three result charts on one figure (what ``odds simulate --plot`` writes)."""
+    """The three result charts on one figure (what ``odds simulate --plot`` writes), and
+    with several units a side a fourth, each unit's outcome (:func:`unit_losses`)."""
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 3, figsize=(18, 5.5), layout="constrained")
     sc = result.scenario
+    several = bool(sc.attacker.units or sc.defender.units)
+    fig, axes = plt.subplots(*((2, 2) if several else (1, 3)),
+                             figsize=(16, 11) if several else (18, 5.5), layout="constrained")
+    axes = axes.ravel()
     _fitted(lambda lines: fig.suptitle(lines, fontsize=12),
             f"{sc.name} [{sc.ruleset}]: {sc.attacker.name} (attacker) vs {sc.defender.name} "
             f"(defender), {result.trials:,} fights, seed {result.seed}, 95% intervals",
@@ -293,6 +297,8 @@ def result_figure(result):
                              (axes[1], loss_distributions, "Models lost"),
                              (axes[2], rounds_to_decision, "Rounds to decision")):
         chart(result, ax, title=title)
+    if several:  # a side of several units: how each unit came out (R0-13)
+        unit_losses(result, axes[3], title="Each unit")
     return fig
 
 

@@ -10,7 +10,7 @@ import odds
 from conftest import SCENARIOS
 from odds.cli import main
 from odds.core.schema import REQUIRED, Where
-from odds.overrides import apply
+from odds.overrides import apply, get_path
 from odds.rulesets import get_ruleset
 from odds.rulesets.blackpowder import rules as blackpowder
 from odds.rulesets.d10skirmish import rules as d10skirmish
@@ -26,7 +26,9 @@ WEAPON_KEYS = {"wh40k3": wh40k3.WEAPON_KEYS, "mordheim": mordheim.WEAPON_KEYS,
                "blackpowder": {}}
 SIDE_PROFILE = {"blackpowder": blackpowder.PROFILE}  # a single-unit side's own profile
 
-# Each case: the key under test first (path = value), then what else it needs to be valid.
+# Each case: the key under test first (path = value), then what else it needs to be valid;
+# a case written (file, changes) starts from that file instead of the ruleset's.
+UNITS = "wh40k3_two_squads_vs_ork_mob.toml"  # sides of several units (R0-13)
 WH40K3 = ("wh40k3_assault_marines_vs_boyz.toml", [
     {"attacker.models[0].profile.WS": 5}, {"attacker.models[0].profile.S": 5},
     {"defender.models[0].profile.T": 5}, {"attacker.models[0].profile.W": 2},
@@ -39,7 +41,9 @@ WH40K3 = ("wh40k3_assault_marines_vs_boyz.toml", [
     {"attacker.models[1].fights_with": "none"}, {"attacker.models[0].points": 15.5},
     {"attacker.name": "Squad Vex"},
     {"attacker.in_contact": 6}, {"attacker.within_2in": 3, "attacker.in_contact": 6},
-    {"defender.Ld": 8},
+    {"defender.Ld": 8}, {"attacker.strikes": "Ork Boyz"}, {"defender.in_cover": True},
+    (UNITS, {"attacker.units[0].engaged": False, "attacker.units[0].distance": 4}),
+    (UNITS, {"defender.units[Gretchin].distance": 9.5}),
     {"engagement.charger": "defender"},
     {"engagement.attacker_in_cover": True, "engagement.charger": "defender"},
     {"engagement.defender_in_cover": True}, {"engagement.pursue": False},
@@ -157,18 +161,12 @@ COMMON = [  # every ruleset
 ]
 RULESETS = {"wh40k3": WH40K3, "mordheim": MORDHEIM, "whfb8": WHFB8,
             "d10skirmish": D10SKIRMISH, "blackpowder": BLACKPOWDER}
-CASES = [(ruleset, base, changes) for ruleset, (base, cases) in RULESETS.items()
-         for changes in cases + COMMON]
+CASES = [(ruleset, *(case if isinstance(case, tuple) else (base, case)))
+         for ruleset, (base, cases) in RULESETS.items() for case in cases + COMMON]
 
 
 def _parts(path: str) -> list:
     return [int(p) if p.isdigit() else p for p in re.split(r"\.|\[|\]\.?", path) if p != ""]
-
-
-def _at(data, path: str):
-    for part in _parts(path):
-        data = data[part]
-    return data
 
 
 def _covered(ruleset: str, path: str, value) -> set[str]:
@@ -176,6 +174,8 @@ def _covered(ruleset: str, path: str, value) -> set[str]:
     "engagement.charger", "weapon.strength_mult"."""
     parts = _parts(path)
     if parts[0] in ("attacker", "defender"):
+        if parts[1] == "units":  # a unit of a side of several: the same keys as a side's
+            parts = parts[:1] + parts[3:]
         rest = parts[3:] if parts[1] == "models" else parts[1:]
         scope = "group" if parts[1] == "models" else "side"
         return {f"profile.{rest[1]}" if rest[0] == "profile" else f"{scope}.{rest[0]}"}
@@ -226,7 +226,7 @@ def test_a_documented_key_works_every_way_in(tmp_path, capsys, ruleset, base, ch
     loaded = odds.load(file)
     written = loaded.to_dict()
     for p, v in changes.items():
-        assert _at(written, p) == v
+        assert get_path(written, p, Where("case", p)) == v
     assert loaded.validated() == loaded
     from_path = odds.simulate(file, trials=TRIALS, seed=3)
     from_object = odds.simulate(loaded, trials=TRIALS, seed=3)

@@ -40,8 +40,10 @@ def test_every_bundled_scenario_gets_controls_and_a_result(path):
     scenario = odds.load(path)
     assert w.error is None and w.result.trials == TRIALS
     assert same_numbers(w.result, odds.simulate(scenario, trials=TRIALS, quiet=True))
-    profile = "attacker.profile." if odds.rulesets.get_ruleset(scenario.ruleset).single_unit \
-        else f"attacker.models[{scenario.attacker.models[0].name}].profile."
+    unit = scenario.attacker.every_unit[0]
+    at = f"attacker.units[{unit.name}]" if scenario.attacker.units else "attacker"
+    profile = f"{at}.profile." if odds.rulesets.get_ruleset(scenario.ruleset).single_unit \
+        else f"{at}.models[{unit.models[0].name}].profile."
     assert any(p.startswith(profile) for p in w.controls)
     assert any(p.startswith("engagement.") for p in w.controls)
     table, chart = w.output.outputs

@@ -350,7 +350,7 @@ def points_efficiency(scenario, ruleset, attacker_wins: float, means: dict) -> d
     """
     out = dict.fromkeys(POINTS, np.nan)
     cost = {side: ruleset.points(scenario, side) for side in ("attacker", "defender")}
-    models = {side: sum(g.count for g in scenario.side(side).models)
+    models = {side: sum(g.count for unit in scenario.side(side).every_unit for g in unit.models)
               for side in ("attacker", "defender")}
     if cost["attacker"]:
         out["attacker_points"] = cost["attacker"]

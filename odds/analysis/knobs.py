@@ -55,18 +55,27 @@ def default_knobs(scenario: Scenario) -> list[Knob]:
     names = _catalogue_names(scenario)
     out = []
     for side in SIDES:
-        heading = f"{side}: {data[side]['name']}"
-        if ruleset.single_unit:
-            out += _knobs(data[side]["profile"], _rules(ruleset).PROFILE, f"{side}.profile",
-                          heading)
-        out += _knobs(data[side], ruleset.side_keys, side, heading, names.get("side"))
-        for group in data[side].get("models", []):
-            at, title = f"{side}.models[{group['name']}]", f"{heading}, {group['name']}"
-            out += _knobs(group, {"count": (COUNT, s.REQUIRED)}, at, title)
-            out += _knobs(group["profile"], ruleset.profile, f"{at}.profile", title)
-            out += _knobs(group, {}, at, title, names.get("group"))
+        units = data[side].get("units")
+        for unit, place in ([(u, f"{side}.units[{u['name']}]") for u in units] if units
+                            else [(data[side], side)]):
+            out += _unit_knobs(ruleset, unit, place, f"{side}: {unit['name']}", names)
     out += _knobs(data.get("engagement", {}), ruleset.engagement, "engagement", "engagement")
     out += _knobs(data.get("rules", {}), ruleset.rules, "rules", "rules")
+    return out
+
+
+def _unit_knobs(ruleset, unit: dict, at: str, heading: str, names: dict) -> list[Knob]:
+    """One unit's knobs (at its path ``at``): its keys, a single unit's profile values, and
+    each model group's count, profile values and catalogue names."""
+    out = []
+    if ruleset.single_unit:
+        out += _knobs(unit["profile"], _rules(ruleset).PROFILE, f"{at}.profile", heading)
+    out += _knobs(unit, ruleset.side_keys, at, heading, names.get("side"))
+    for group in unit.get("models", []):
+        place, title = f"{at}.models[{group['name']}]", f"{heading}, {group['name']}"
+        out += _knobs(group, {"count": (COUNT, s.REQUIRED)}, place, title)
+        out += _knobs(group["profile"], ruleset.profile, f"{place}.profile", title)
+        out += _knobs(group, {}, place, title, names.get("group"))
     return out
 
 

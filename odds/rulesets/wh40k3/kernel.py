@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit, prange
 
 from odds.core.binomial import draw
-from odds.core.outcome import (ATTACKER, CAUGHT, COLUMNS, DEFENDER, DESTROYED, FLED, MUTUAL,
+from odds.core.outcome import (ATTACKER, CAUGHT, COLUMNS, DESTROYED, FLED, MUTUAL,
                                NO_FIGHT, NONE, UNIT_CAUGHT, UNIT_DESTROYED, UNIT_FLED,
                                UNIT_STANDING, UNIT_UNREACHED, UNRESOLVED)
 from odds.core.rng import d6, seed_stream, two_d6, uniform
