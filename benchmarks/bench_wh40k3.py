@@ -21,6 +21,8 @@ naive_wh40k3 = common.naive("wh40k3")  # tests/naive_wh40k3.py
 SCENARIOS = {
     "bundled (10 Assault Marines charge 20 Boyz)": "wh40k3_assault_marines_vs_boyz.toml",
     "10 vs 10 to the end (2 vs 1 A, 4+/4+/3+)": "wh40k3_ten_vs_ten.toml",
+    "2 v 1 (Assault + Tactical Squads charge 15 Boyz; 10 Gretchin wait 6\" away, R0-13)":
+        "wh40k3_two_squads_vs_ork_mob.toml",
 }
 
 

@@ -61,11 +61,12 @@ def kernel_rate(scenario, trials: int, threads: int, passes: int):
     ruleset = get_ruleset(scenario.ruleset)
     plan = ruleset.compile(scenario)
     runner.set_threads(threads)
-    runner.run(ruleset, plan, 1000, 0)  # compile, or load from numba's cache
+    columns = ruleset.columns(scenario)  # with several units a side, each unit's columns too
+    runner.run(ruleset, plan, 1000, 0, columns=columns)  # compile, or load from numba's cache
     rates, tally = [], None
     for k in range(passes):
         start = time.perf_counter()
-        tally, _ = runner.run(ruleset, plan, trials, k)
+        tally, _ = runner.run(ruleset, plan, trials, k, columns=columns)
         rates.append(trials / (time.perf_counter() - start))
     return statistics.median(rates), tally
 
