@@ -107,7 +107,16 @@ def _colour(key: str) -> str:
     return SIDE_COLOURS[side] if side else NEUTRAL
 
 
+UNIT_FIGURE = re.compile(r"^(attacker|defender)\.units\[(.+)\]\.(\w+)$")
+
+
 def _label(column: str) -> str:
+    """A column in words; a unit's figure ``defender.units[Gretchin].unreached`` as
+    "Gretchin unreached (defender)"."""
+    unit = UNIT_FIGURE.match(column)
+    if unit:
+        side, name, figure = unit.groups()
+        return f"{name} {figure.replace('_', ' ')} ({side})"
     return AMOUNTS.get(column, column.replace("_", " "))
 
 
@@ -523,7 +532,7 @@ def parameter_label(path: str, scenario=None) -> str:
         node = node.get(part) if isinstance(node, dict) else None
         if part.isdigit():
             words.append(_entry(part))
-        elif part not in ("models", "profile"):
+        elif part not in ("models", "profile", "units"):
             words.append(part if part.isupper() else part.replace("_", " "))
     text = " ".join(words)
     return f"{text} ({section})" if section and text else text or path

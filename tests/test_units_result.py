@@ -359,3 +359,9 @@ def test_unit_losses_without_model_counts():
     assert [t.get_text() for t in ax.texts if t.get_text().startswith("mean ")] == [
         f"mean {plots._amount(m)} lost" for m in means]
     assert "models" not in ax.get_xlabel()
+
+
+def test_html_shows_each_unit_only_for_several_units(issue, one_unit):
+    """In Jupyter a Result of several units a side shows each unit's table too."""
+    assert "each unit" in issue._repr_html_() and "Gretchin" in issue._repr_html_()
+    assert "each unit" not in one_unit._repr_html_()

@@ -182,3 +182,36 @@ def test_a_comparison_changes_a_unit(tmp_path):
                  for cell, result in comparison.results.items()}
     near, far = (v for (variant, _), v in sorted(unreached.items(), reverse=True))
     assert far > near  # fewer advances reach 12" than 6"
+
+
+def test_grids_carry_each_units_figures_R0_13(tmp_path, capsys):
+    """A sweep over a unit's key has each unit's figures as columns (and --metric may draw
+    one); the text table keeps to the sides' figures."""
+    sweep = odds.sweep(UNITS, "defender.units[Gretchin].distance", [2, 12], trials=5_000,
+                       seed=2, quiet=True)
+    f = sweep.frame
+    near, far = f["defender.units[Gretchin].unreached"]
+    assert far > near
+    assert f["defender.units[Gretchin].unreached_low"].lt(f["defender.units[Gretchin]"
+                                                             ".unreached"]).all()
+    assert "unreached" not in str(sweep) and "losses_mean" not in str(sweep)
+    plain = odds.sweep(SCENARIOS / ONE_UNIT_FILES["wh40k3"], "defender.models[Boy].count",
+                       [10], trials=1_000, quiet=True)
+    assert not any(".units[" in c for c in plain.frame.columns)
+    png = tmp_path / "unreached.png"
+    assert main(["sweep", str(UNITS), "defender.units[Gretchin].distance", "4..8..4",
+                 "--trials", "2000", "--quiet", "--plot", str(png),
+                 "--metric", "defender.units[Gretchin].unreached"]) == 0
+    assert png.stat().st_size > 0
+    capsys.readouterr()
+    assert main(["sweep", str(UNITS), "defender.units[Gretchin].distance", "4..8..4",
+                 "--plot", str(png), "--metric", "defender.units[Gretchn].unreached"]) == 2
+    assert "did you mean defender.units[Gretchin].unreached" in capsys.readouterr().err
+
+
+def test_unit_figures_in_words():
+    from odds.plots import _label, parameter_label
+
+    assert _label("defender.units[Gretchin].unreached") == "Gretchin unreached (defender)"
+    sc = odds.load(UNITS)
+    assert parameter_label("defender.units[1].distance", sc) == "Gretchin distance (defender)"

@@ -346,8 +346,8 @@ def test_kernel_matches_reference(case, reference_trials):
 
 
 def test_every_rule_is_covered_R0_1_to_R0_16():
-    """The parity cases name every rule of RULES.md §1 but R0-13 (multiple combats, more than
-    one fight: out of scope, README "Rules out of scope") and R0-5 (to hit: in every case).
+    """The parity cases name every rule of RULES.md §1 but R0-13 (several units a side: its
+    parity cases are in test_wh40k3_units_parity.py) and R0-5 (to hit: in every case).
     Of R0-15 the part that bears on one fight is tested: the charge bonus and the cover step
     apply only in the first round."""
     named = " ".join(rid for rid, _, _ in CASES)

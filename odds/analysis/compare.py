@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from odds.analysis import report
+from odds.analysis import report, units
 from odds.analysis.comparison_file import (cell, check_baseline, given, is_comparison,
                                            load_comparison)
 from odds.analysis.paired import play
@@ -124,7 +124,8 @@ def grid_text(f, keys: list[str], paired: bool, precision: float | None) -> list
     shown += [k for k in ("both_destroyed", "unresolved", "no_fight") if f[k].gt(0).any()]
     shown += [k for k in f.columns if k in flag_columns()]
     diffs = [k for k in ("attacker_wins", "defender_wins") if paired]
-    mean_keys = [k for k in f.columns if k == "mean_rounds" or k.endswith("_mean")]
+    mean_keys = [k for k in f.columns if (k == "mean_rounds" or k.endswith("_mean"))
+                 and not units.is_unit_column(k)]  # units' figures: in the frame and CSV
     points = [k for k in ("points_ratio", "wins_per_100_points") if f[k].notna().any()]
     cls = _classes(f) if paired else {}
     odds_rows, means_rows = [], []
@@ -303,14 +304,15 @@ def _grid(name, base, variants, opponents, baseline, baseline_source, *, trials,
 
 def metrics(scenario, paired: bool = True) -> list[str]:
     """The numeric columns a grid of this scenario's ruleset has (what a chart may draw):
-    probabilities, means, points figures and, for comparisons, their differences."""
+    probabilities, means, points figures, for comparisons their differences, and with
+    several units a side each unit's figures (``defender.units[Gretchin].unreached``)."""
     from odds.rulesets import get_ruleset
 
     columns = COLUMNS + get_ruleset(scenario.ruleset).extra_columns
     probabilities = [*OUTCOMES, *flags(columns)]
     means = list(mean_keys(columns).values())
     diffs = [f"{k}_diff" for k in probabilities + means] if paired else []
-    return probabilities + means + list(POINTS) + diffs
+    return probabilities + means + list(POINTS) + diffs + units.grid_metrics(scenario)
 
 
 def _no_difference(result) -> dict:
@@ -333,6 +335,7 @@ def row(result, ruleset) -> dict:
     means = result.means()
     row.update(means)
     row.update(points_efficiency(sc, ruleset, probs["attacker_wins"][0], means))
+    row.update(units.units_grid_columns(result))  # several units a side: each unit's figures
     return row
 
 

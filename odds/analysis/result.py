@@ -306,9 +306,14 @@ class Result:
                 f"attacker wins {report.with_interval(p, lo, hi)}>")
 
     def _repr_html_(self) -> str:
-        return (f"<h4>{self.scenario.name} ({self.scenario.ruleset}, {self.trials:,} fights, "
+        """The summary as an HTML table, and each unit's outcome when a side has several."""
+        html = (f"<h4>{self.scenario.name} ({self.scenario.ruleset}, {self.trials:,} fights, "
                 f"seed {self.seed})</h4>"
                 + self.summary().to_html(float_format="{:.4f}".format, na_rep=""))
+        if units.several_units(self.scenario):
+            html += "<h4>each unit</h4>" + self.units().to_html(
+                float_format="{:.4f}".format, na_rep="", index=False)
+        return html
 
 
 def _quantile(histogram: np.ndarray, q: float) -> int:

@@ -157,6 +157,29 @@ def units_summary_rows(result) -> list[dict]:
     return rows
 
 
+def units_grid_columns(result) -> dict:
+    """A comparison or sweep row's unit columns, for a side of several units:
+    ``<side>.units[<unit name>].<fate>`` with ``_low`` / ``_high``, and the means."""
+    out = {}
+    if not several_units(result.scenario):
+        return out
+    for row in units_summary_rows(result):
+        out[row["outcome"]] = row["value"]
+        if row["kind"] == "probability":
+            out[f"{row['outcome']}_low"] = row["ci95_low"]
+            out[f"{row['outcome']}_high"] = row["ci95_high"]
+    return out
+
+
+def grid_metrics(scenario) -> list[str]:
+    """The unit columns a grid of this scenario has (see :func:`units_grid_columns`)."""
+    if not several_units(scenario):
+        return []
+    return [f"{key}.units[{unit.name}].{figure}" for key in SIDES
+            for unit in scenario.side(key).every_unit
+            for figure in (*UNIT_FATES, *MEANS)]
+
+
 def units_table(result) -> list[str]:
     """The table's "per unit" section: each unit's chance to be destroyed (95% interval),
     of which caught, fled, unreached (when a unit can be), and its mean models lost."""
