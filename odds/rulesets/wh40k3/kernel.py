@@ -22,6 +22,7 @@ from odds.rulesets.wh40k3.compile import ADVANCE, CONTACT, FIRST, LATER, OUT, RE
 BLOCK = 256  # trials per parallel work item
 
 
+HELD, FELL_BACK, PURSUED = 0, 1, 2  # the loser's morale check (R0-11, R0-12)
 UNITS_COLUMN = len(COLUMNS)  # the first per-unit column (wh40k3 has no columns of its own)
 
 
@@ -92,10 +93,20 @@ def _retarget(plan, inside, target, multi):
 
 
 @njit(cache=True, inline="always")
-def _receiver(plan, cnt, dmg, t, u):
+def _groups(plan, cnt, t, u, multi):
+    """The first group of unit u of side t and how many it has (one unit a side: all)."""
+    if not multi:
+        return 0, cnt.shape[1]
+    return plan.unit_start[t, u], plan.unit_start[t, u + 1] - plan.unit_start[t, u]
+
+
+@njit(cache=True, inline="always")
+def _receiver(plan, cnt, dmg, t, u, multi):
     """Who in unit u of side t takes the next wound: a wounded model, else the next in
     removal order (R0-9). Returns (group, place), or (-1, -1) when the unit has no model."""
-    for h in range(plan.unit_start[t, u], plan.unit_start[t, u + 1]):
+    first, n = _groups(plan, cnt, t, u, multi)
+    for i in range(n):
+        h = first + i
         if dmg[t, h] > 0:
             for place in range(3):
                 if cnt[t, h, place] > 0:
@@ -121,7 +132,7 @@ def _wound(plan, cnt, dmg, alive, t, u, g, place, n):
 
 
 @njit(cache=True, inline="always")
-def _take_wounds(plan, st, cnt, dmg, alive, t, u, s, g, p, n):
+def _take_wounds(plan, st, cnt, dmg, alive, t, u, s, g, p, n, multi):
     """Allocate n wounds from side s's part (g, p) to unit u of side t; return how many went
     unsaved. Wounds beyond the unit's last model are lost (R0-13).
 
@@ -129,7 +140,7 @@ def _take_wounds(plan, st, cnt, dmg, alive, t, u, s, g, p, n):
     R0-9). When all n fit on the models of one place of one group, the unsaved count is one
     binomial draw; otherwise the wounds are saved one at a time.
     """
-    rg, rp = _receiver(plan, cnt, dmg, t, u)
+    rg, rp = _receiver(plan, cnt, dmg, t, u, multi)
     if rg < 0:
         return 0
     if n <= cnt[t, rg, rp] * plan.wounds[t, rg] - dmg[t, rg]:
@@ -139,7 +150,7 @@ def _take_wounds(plan, st, cnt, dmg, alive, t, u, s, g, p, n):
         return unsaved
     unsaved = 0
     for _ in range(n):
-        rg, rp = _receiver(plan, cnt, dmg, t, u)
+        rg, rp = _receiver(plan, cnt, dmg, t, u, multi)
         if rg < 0:
             break
         if uniform(st) < plan.p_unsaved[s, g, p, rg]:
@@ -149,12 +160,14 @@ def _take_wounds(plan, st, cnt, dmg, alive, t, u, s, g, p, n):
 
 
 @njit(cache=True, inline="always")
-def _leadership(plan, cnt, s, u):
+def _leadership(plan, cnt, s, u, multi):
     """The Ld unit u tests on: its override, else its best surviving model's (R0-11)."""
     if plan.ld_override[s, u] > 0:
         return plan.ld_override[s, u]
     best = 0
-    for g in range(plan.unit_start[s, u], plan.unit_start[s, u + 1]):
+    first, n = _groups(plan, cnt, s, u, multi)
+    for i in range(n):
+        g = first + i
         if cnt[s, g, CONTACT] + cnt[s, g, REACH] + cnt[s, g, OUT] > 0:
             best = max(best, plan.leadership[s, g])
     return best
@@ -162,11 +175,21 @@ def _leadership(plan, cnt, s, u):
 
 @njit(cache=True, inline="always")
 def _in_fight(plan, inside, s, multi):
-    """How many of side s's units are in the fight."""
+    """How many of side s's units are in the fight (one unit a side: whether it is; that
+    is only asked before its morale check, when only losing its last model takes it out)."""
     n = 0
     for u in range(_n(plan, s, multi)):
         n += inside[s, u]
     return n
+
+
+@njit(cache=True, inline="always")
+def _standing(plan, inside, alive, s, multi):
+    """How many of side s's units are in the fight after the strikes: with one unit a side,
+    whether it has a model left (it can only have left the fight by losing them all)."""
+    if not multi:
+        return 1 if alive[s, 0] > 0 else 0
+    return _in_fight(plan, inside, s, multi)
 
 
 @njit(cache=True, inline="always")
@@ -206,16 +229,12 @@ def _fight_round(plan, st, cnt, dmg, alive, inside, fate, wounded, hits, aimed, 
                 g = plan.striker_group[r, k, j]
                 v = target[s, plan.unit_of[s, g]] if multi else 0
                 unsaved = _take_wounds(plan, st, cnt, dmg, alive, 1 - s, v, s, g,
-                                       plan.striker_place[r, k, j], hits[j])
+                                       plan.striker_place[r, k, j], hits[j], multi)
                 caused[s] += unsaved
                 if multi:
                     wounded[1 - s, v] += unsaved
         if not multi:  # one unit a side: the fight is over when one has no model left
             if alive[0, 0] == 0 or alive[1, 0] == 0:
-                for s in range(2):
-                    if alive[s, 0] == 0:
-                        inside[s, 0] = 0
-                        fate[s, 0] = UNIT_DESTROYED
                 return
             continue
         left = False
@@ -263,23 +282,26 @@ def _advance(plan, st, cnt, inside, fate, roll, y, own_roll, multi):
 @njit(cache=True, inline="always")
 def _fall_back(plan, st, cnt, inside, fate, roll, loser, rolled_off, multi):
     """The loser's units test Ld; those that fail fall back 2D6 and the winners' units may
-    pursue (R0-11, R0-12, R0-13). Returns whether the winners rolled pursuit."""
+    pursue (R0-11, R0-12, R0-13). Returns HELD (every unit passed), FELL_BACK or PURSUED
+    (the winners rolled pursuit)."""
     y = 1 - loser
     failed = False
     for u in range(_n(plan, loser, multi)):
-        roll[loser, u] = 0
-        if inside[loser, u] and two_d6(st) > _leadership(plan, cnt, loser, u):
+        if (not multi or inside[loser, u]) and \
+                two_d6(st) > _leadership(plan, cnt, loser, u, multi):
             roll[loser, u] = -1  # marked: falls back
             failed = True
+        elif multi:
+            roll[loser, u] = 0  # no fall-back roll of an earlier round is compared below
     if not failed:
-        return False
+        return HELD
     for u in range(_n(plan, loser, multi)):
         if roll[loser, u] < 0:
             roll[loser, u] = two_d6(st)
             inside[loser, u] = 0
             fate[loser, u] = UNIT_FLED
     if not plan.pursue or rolled_off:
-        return False
+        return FELL_BACK
     best = 0
     for u in range(_n(plan, y, multi)):
         if inside[y, u]:
@@ -290,7 +312,7 @@ def _fall_back(plan, st, cnt, inside, fate, roll, loser, rolled_off, multi):
             if best > (2 * roll[loser, u] if plan.halved_catch else roll[loser, u]):
                 fate[loser, u] = UNIT_CAUGHT
             roll[loser, u] = 0
-    return True
+    return PURSUED
 
 
 @njit(cache=True, inline="always")
@@ -337,7 +359,8 @@ def play_fight(plan, st, cnt, dmg, alive, inside, fate, wounded, roll, hits, aim
             r = LATER
             out[5, t] += row[1]
             out[6, t] += row[0]
-            n0, n1 = _in_fight(plan, inside, 0, multi), _in_fight(plan, inside, 1, multi)
+            n0 = _standing(plan, inside, alive, 0, multi)
+            n1 = _standing(plan, inside, alive, 1, multi)
             if n0 == 0 or n1 == 0:  # R0-10: a destroyed side loses whatever the wounds
                 if n0 == n1:
                     end = MUTUAL
@@ -359,13 +382,14 @@ def play_fight(plan, st, cnt, dmg, alive, inside, fate, wounded, roll, hits, aim
                     continue
                 loser = 1 if x > y else 0
                 rolled_off = True
-            pursued = _fall_back(plan, st, cnt, inside, fate, roll, loser, rolled_off, multi)
-            if _in_fight(plan, inside, loser, multi) > 0:  # R0-11: units held; pile in, fight on
-                _retarget(plan, inside, target, multi)
+            morale = _fall_back(plan, st, cnt, inside, fate, roll, loser, rolled_off, multi)
+            if morale == HELD or (multi and _in_fight(plan, inside, loser, multi) > 0):
+                _retarget(plan, inside, target, multi)  # R0-11: units held; pile in, go on
                 _pile_in(plan, cnt, inside, multi)
                 continue
             y = 1 - loser
-            if pursued and _advance(plan, st, cnt, inside, fate, roll, y, False, multi):
+            if morale == PURSUED and _advance(plan, st, cnt, inside, fate, roll, y, False,
+                                              multi):
                 r = ADVANCE + y
                 _retarget(plan, inside, target, multi)
                 continue
@@ -399,7 +423,10 @@ def _play_block(plan, seed, first_trial, out, b, multi):
     st = np.empty(4, np.uint64)
     cnt = np.zeros((2, G, 3), np.int64)
     dmg = np.zeros((2, G), np.int64)
-    alive, inside, fate, wounded, roll, aimed, target = np.zeros((7, 2, U), np.int64)
+    alive, inside, fate = np.zeros((2, U), np.int64), np.zeros((2, U), np.int64), \
+        np.zeros((2, U), np.int64)
+    wounded, roll = np.zeros((2, U), np.int64), np.zeros((2, U), np.int64)
+    aimed, target = np.zeros((2, U), np.int64), np.zeros((2, U), np.int64)
     hits = np.zeros(parts, np.int64)
     row = np.zeros(2, np.int64)
     for t in range(b * BLOCK, min(out.shape[1], (b + 1) * BLOCK)):
