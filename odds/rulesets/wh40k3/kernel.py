@@ -304,7 +304,7 @@ def _fall_back(plan, st, cnt, inside, fate, roll, loser, rolled_off, multi):
         return FELL_BACK
     best = 0
     for u in range(_n(plan, y, multi)):
-        if inside[y, u]:
+        if not multi or inside[y, u]:
             roll[y, u] = two_d6(st)
             best = max(best, roll[y, u])
     for u in range(_n(plan, loser, multi)):
@@ -340,9 +340,9 @@ def play_fight(plan, st, cnt, dmg, alive, inside, fate, wounded, roll, hits, aim
         for u in range(_n(plan, s, multi)):
             alive[s, u] = plan.unit_size[s, u]
             wounded[s, u] = 0
-            inside[s, u] = plan.fresh[s] != u
+            inside[s, u] = not multi or plan.fresh[s] != u
             fate[s, u] = UNIT_STANDING if inside[s, u] else UNIT_UNREACHED
-            if inside[s, u]:
+            if not multi or inside[s, u]:
                 _place(plan, cnt, s, u, False)
     _retarget(plan, inside, target, multi)
     row[:] = 0
