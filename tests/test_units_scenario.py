@@ -83,7 +83,7 @@ def test_a_one_unit_list_blames_its_own_fields():
     assert info.value.field.startswith("attacker.units[0].models"), info.value
 
 
-@pytest.mark.parametrize("edit, field, words", [
+LIST_MISTAKES = [  # (edit of the bundled example's data, field blamed, words in the error)
     (lambda d: d["attacker"].update(units=[]), "attacker.units", "at least one unit"),
     (lambda d: d["attacker"].update(units="Assault Squad"), "attacker.units",
      "at least one unit"),
@@ -96,11 +96,7 @@ def test_a_one_unit_list_blames_its_own_fields():
      "unknown key"),
     (lambda d: d["attacker"].update(units=[d["attacker"]["units"][0]] * (MAX_UNITS + 1)),
      "attacker.units", f"at most {MAX_UNITS}"),
-])
-def test_unit_lists_are_checked(edit, field, words):
-    data = units_data()
-    edit(data)
-    refused(data, field, words)
+]
 
 
 def test_a_one_unit_list_may_not_name_the_side():
@@ -110,7 +106,7 @@ def test_a_one_unit_list_may_not_name_the_side():
     refused(data, "attacker.name", "named by its unit")
 
 
-@pytest.mark.parametrize("edit, field, words", [
+UNIT_KEY_MISTAKES = [
     (lambda d: d["defender"]["units"][0].update(strikes="Devastators"),
      "defender.units[0].strikes", "must name an enemy unit"),
     (lambda d: d["attacker"]["units"][0].update(strikes="Gretchin"),
@@ -135,8 +131,11 @@ def test_a_one_unit_list_may_not_name_the_side():
     (lambda d: d["engagement"].update(charge_through_difficult_terrain=True,
                                       charge_distance=3),
      "engagement.charge_through_difficult_terrain", "one unit against one"),
-])
-def test_wh40k3_unit_keys_are_checked_R0_12_R0_13(edit, field, words):
+]
+
+
+@pytest.mark.parametrize("edit, field, words", LIST_MISTAKES + UNIT_KEY_MISTAKES)
+def test_unit_lists_and_wh40k3_unit_keys_are_checked_R0_12_R0_13(edit, field, words):
     data = units_data()
     edit(data)
     refused(data, field, words)
