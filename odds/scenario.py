@@ -137,6 +137,9 @@ def _side_data(side, where: s.Where) -> dict:
         raise where.error(f"must be a Side, got {_shown(side)}")
     units = side.units
     if units:
+        if side.models or side.options:
+            raise where.error("a Side of several units has no models or options of its own: "
+                              "put them in its units")
         if not isinstance(units, (list, tuple)):
             return {"name": side.name, "units": units}  # for from_dict to say what it must be
         return {"name": side.name,

@@ -214,3 +214,12 @@ def test_unit_figures_in_words():
     assert _label("defender.units[Gretchin].unreached") == "Gretchin unreached (defender)"
     sc = odds.load(UNITS)
     assert parameter_label("defender.units[1].distance", sc) == "Gretchin distance (defender)"
+
+
+def test_a_python_side_of_units_keeps_nothing_of_its_own():
+    """A Side built in Python with units and models too is refused, not half dropped."""
+    sc = odds.load(UNITS)
+    sc.attacker.models = list(sc.attacker.units[0].models)
+    with pytest.raises(odds.ScenarioError) as info:
+        sc.validated()
+    assert info.value.field == "attacker" and "no models or options" in info.value.message
