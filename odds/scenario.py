@@ -90,6 +90,13 @@ class Scenario:
         side written as a list of one unit."""
         return s.Where(self.source, self.side(which).path or which)
 
+    def unit_wheres(self, which: str) -> list[tuple[Side, s.Where]]:
+        """Side ``which``'s units in file order, each with where it was written."""
+        side = self.side(which)
+        if not side.units:
+            return [(side, self.where(which))]
+        return [(u, s.Where(self.source, which) / "units" / i) for i, u in enumerate(side.units)]
+
     def to_dict(self) -> dict:
         """The scenario as TOML-shaped data (the inverse of :func:`from_dict`).
 
@@ -168,7 +175,7 @@ def _options(options, where: s.Where, owner: type) -> dict:
     if not isinstance(options, dict):
         raise where.error(f"{owner.__name__}.options must be a dict of keys, got "
                           f"{_shown(options)}")
-    fixed = (set(owner.__dataclass_fields__) - {"options", "units"}) & set(options)
+    fixed = (set(owner.__dataclass_fields__) - {"options", "path"}) & set(options)
     if fixed:
         raise where.error(f"{owner.__name__}.options may not hold {sorted(fixed)[0]!r}: "
                           f"set the {owner.__name__}'s own attribute")
@@ -251,22 +258,21 @@ def from_dict(data: dict, source: str = "<python>",
         weapon_sources=sources,
     )
     rules.check(scenario)
-    for key in SIDES:
-        side = scenario.side(key)
-        for i, unit in enumerate(side.every_unit):
-            _check_group_names(unit, s.Where(source, unit.path or key) / "models")
+    for key in SIDES:  # after the ruleset's checks: "one group only" comes first
+        for unit, where in scenario.unit_wheres(key):
+            _distinct_names([g.name for g in unit.models], where / "models", "model groups")
     return scenario
 
 
-def _check_group_names(side: Side, where: s.Where) -> None:
-    """The model groups of a side need different names: paths such as ``models[Boss]`` and
-    the results name them. (After the ruleset's checks: "one group only" comes first.)"""
-    names = [g.name for g in side.models]
+def _distinct_names(names: list[str], where: s.Where, what: str) -> None:
+    """The entries of one list (``where``, e.g. ``attacker.models``) need different names:
+    paths such as ``models[Boss]`` and the results name them."""
+    listed = where.path.rsplit(".", 1)[-1]
     for i, name in enumerate(names):
         if names.index(name) < i:
             raise (where / i / "name").error(
-                f"{name!r} is the name of models[{names.index(name)}] too: the model groups of "
-                "a side need different names")
+                f"{name!r} is the name of {listed}[{names.index(name)}] too: the {what} of a "
+                "side need different names")
 
 
 def _file_stem(source: str) -> str:
@@ -317,9 +323,7 @@ def _side(data: Any, rules, where: s.Where) -> Side:
     """A side: one unit, or (``units``) a list of them; a list of one is that unit."""
     if isinstance(data, dict) and "units" in data:
         return _several(data, rules, where)
-    side = _unit(data, rules, where, where.path)
-    side.path = ""
-    return side
+    return _unit(data, rules, where, where.path)
 
 
 def _several(data: dict, rules, where: s.Where) -> Side:
@@ -333,11 +337,7 @@ def _several(data: dict, rules, where: s.Where) -> Side:
             f"{rules.id} plays one unit a side: a side of several units is not supported by "
             "this ruleset (yet); list one unit")
     names = [u.name for u in units]
-    for i, name in enumerate(names):
-        if names.index(name) < i:
-            raise (where / "units" / i / "name").error(
-                f"{name!r} is the name of units[{names.index(name)}] too: the units of a side "
-                "need different names")
+    _distinct_names(names, where / "units", "units")
     if len(units) == 1:
         if checked["name"] is not None:
             raise (where / "name").error("a side of one unit is named by its unit: write the "

@@ -23,6 +23,14 @@ def wilson(successes, trials, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
     return low, high
 
 
+def proportions(counts: dict[str, int], trials: int) -> dict[str, tuple[float, float, float]]:
+    """Each count out of ``trials`` as (probability, low, high), Wilson 95% interval."""
+    k = np.array(list(counts.values()))
+    low, high = wilson(k, trials)
+    return {key: (float(k[i] / trials), float(low[i]), float(high[i]))
+            for i, key in enumerate(counts)}
+
+
 def paired_difference(both, first_only, second_only, neither,
                       z: float = Z95) -> tuple[float, float, float]:
     """p1 - p2 for two proportions measured on the same trials, with Newcombe's hybrid score

@@ -9,7 +9,7 @@ from functools import lru_cache
 import numpy as np
 
 from odds.analysis import report, units
-from odds.analysis.intervals import wilson
+from odds.analysis.intervals import proportions, wilson
 from odds.core.outcome import (ATTACKER, CAUGHT, COLUMNS, DEFENDER, DESTROYED, ENDS, FLED,
                                MUTUAL, NO_FIGHT, NONE, UNIT_FATES, UNRESOLVED, WINNERS)
 from odds.core.tally import Tally
@@ -127,11 +127,7 @@ class Result:
 
     def probabilities(self) -> dict[str, tuple[float, float, float]]:
         """Each count as (probability, low, high) with a Wilson 95% interval."""
-        counts = self.counts()
-        k = np.array(list(counts.values()))
-        low, high = wilson(k, self.trials)
-        return {key: (float(k[i] / self.trials), float(low[i]), float(high[i]))
-                for i, key in enumerate(counts)}
+        return proportions(self.counts(), self.trials)
 
     def means(self) -> dict[str, float]:
         """Mean per fight of rounds fought, each side's models lost and wounds taken, and each

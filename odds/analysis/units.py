@@ -11,12 +11,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from odds.analysis.intervals import wilson
+from odds.analysis.intervals import proportions
 from odds.core.outcome import (ATTACKER, CAUGHT, DEFENDER, DESTROYED, FLED, MUTUAL, NONE,
                                UNIT_CAUGHT, UNIT_DESTROYED, UNIT_FATES, UNIT_FLED,
                                UNIT_STANDING, UNIT_UNREACHED)
+from odds.scenario import SIDES
 
-SIDES = ("attacker", "defender")
 ENEMY = {"attacker": DEFENDER, "defender": ATTACKER}
 MEANS = ("losses_mean", "wounds_mean")
 
@@ -62,10 +62,7 @@ class UnitOutcome:
 
     def probabilities(self, trials: int) -> dict[str, tuple[float, float, float]]:
         """Each fate as (probability, low, high), Wilson 95% interval."""
-        k = np.array(list(self.counts().values()))
-        low, high = wilson(k, trials)
-        return {key: (float(k[i] / trials), float(low[i]), float(high[i]))
-                for i, key in enumerate(self.counts())}
+        return proportions(self.counts(), trials)
 
 
 def unit_outcomes(scenario, tally) -> list[UnitOutcome]:

@@ -176,7 +176,7 @@ def _strike_orders(scenario, sides, groups, fighting, table, unit_of, charger):
     G = unit_of.shape[1]
     attacks = np.zeros((ROUND_TYPES, 2, G, 2), np.int64)
     step = np.full((ROUND_TYPES, 2, G, 2), -1, np.int64)
-    cover = np.zeros((ROUND_TYPES, 2, len(unit_of[0])), bool)  # [r, side, group] in cover
+    cover = np.zeros((ROUND_TYPES, 2, G), bool)  # [r, side, group]: in cover
     e = scenario.engagement
     charged = 1 - charger
     for u, unit in enumerate(sides[charged]):

@@ -20,8 +20,6 @@ from odds.core.rng import d6, seed_stream, two_d6, uniform
 from odds.rulesets.wh40k3.compile import ADVANCE, CONTACT, FIRST, LATER, OUT, REACH
 
 BLOCK = 256  # trials per parallel work item
-
-
 HELD, FELL_BACK, PURSUED = 0, 1, 2  # the loser's morale check (R0-11, R0-12)
 UNITS_COLUMN = len(COLUMNS)  # the first per-unit column (wh40k3 has no columns of its own)
 
@@ -175,8 +173,7 @@ def _leadership(plan, cnt, s, u, multi):
 
 @njit(cache=True, inline="always")
 def _in_fight(plan, inside, s, multi):
-    """How many of side s's units are in the fight (one unit a side: whether it is; that
-    is only asked before its morale check, when only losing its last model takes it out)."""
+    """How many of side s's units are in the fight (one unit a side: whether it is)."""
     n = 0
     for u in range(_n(plan, s, multi)):
         n += inside[s, u]

@@ -131,14 +131,6 @@ def points(scenario, which: str) -> float | None:
                for g in groups)
 
 
-def unit_wheres(scenario, key: str) -> list[tuple[object, s.Where]]:
-    """Side ``key``'s units, each with where it was written."""
-    side = scenario.side(key)
-    if not side.units:
-        return [(side, scenario.where(key))]
-    return [(u, s.Where(scenario.source, key) / "units" / i) for i, u in enumerate(side.units)]
-
-
 def check(scenario) -> None:
     """Cross-field checks: weapons known and usable, cover, places, units (R0-1, R0-2, R0-4,
     R0-13)."""
@@ -149,12 +141,13 @@ def check(scenario) -> None:
     charged = "defender" if charger == "attacker" else "attacker"
     for key in ("attacker", "defender"):
         enemy = "defender" if key == "attacker" else "attacker"
-        for unit, where in unit_wheres(scenario, key):
+        units = scenario.unit_wheres(key)
+        for unit, where in units:
             for i, group in enumerate(unit.models):
                 _check_group(group, table, where / "models" / i)
             _check_places(unit, where)
             _check_unit(unit, where, scenario.side(enemy).every_unit, key == charger)
-        _check_fresh(unit_wheres(scenario, key), s.Where(scenario.source, key))
+        _check_fresh(units)
     if e[f"{charger}_in_cover"]:
         raise ScenarioError(f"only the charged side ({charged}) can be defending in cover (R0-4)",
                             scenario.source, f"engagement.{charger}_in_cover")
@@ -205,7 +198,7 @@ def _check_unit(unit, where: s.Where, enemies, charging: bool) -> None:
                                          "(R0-4): this one is charging")
 
 
-def _check_fresh(units, where: s.Where) -> None:
+def _check_fresh(units) -> None:
     """A side fights with at least one unit and keeps at most one out of the fight."""
     waiting = [w for u, w in units if not u.options["engaged"]]
     if len(waiting) == len(units):
