@@ -5,12 +5,15 @@
 >>> result.summary()
 """
 from odds.analysis.compare import Comparison, compare
+from odds.analysis.roster_file import Roster
+from odds.analysis.round_robin import RoundRobin, roster
 from odds.analysis.sweep import Sweep, sweep
 from odds.api import simulate
 from odds.errors import ScenarioError
 from odds.explorer import explore
 from odds.scenario import ModelGroup, Scenario, Side, from_dict, load
 
-__all__ = ["simulate", "compare", "sweep", "explore", "Comparison", "Sweep", "load", "from_dict",
-           "Scenario", "Side", "ModelGroup", "ScenarioError"]
+__all__ = ["simulate", "compare", "sweep", "roster", "explore", "Comparison", "Sweep",
+           "RoundRobin", "Roster", "load", "from_dict", "Scenario", "Side", "ModelGroup",
+           "ScenarioError"]
 __version__ = "0.1.0"

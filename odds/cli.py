@@ -71,11 +71,27 @@ def _parser() -> argparse.ArgumentParser:
                                     "numbers FIRST..LAST or FIRST..LAST..STEP (10..40..5)")
     _common(swp, metric=True)
 
-    val = sub.add_parser("validate", help="check scenario or comparison files without playing")
-    val.add_argument("files", nargs="+", metavar="FILE", help="scenario or comparison TOML files")
+    rst = sub.add_parser("roster", help="play every unit of one army list against every unit "
+                                        "of another (or of itself)")
+    rst.add_argument("mine", help="roster TOML file: the list whose units are ranked")
+    rst.add_argument("theirs", nargs="?",
+                     help="the opponents' roster (default: MINE against itself, every "
+                          "ordered pair)")
+    rst.add_argument("--both-ways", action="store_true",
+                     help="also play each pair with THEIRS charging")
+    rst.add_argument("--baseline", metavar="UNIT",
+                     help="MINE's unit the others are paired with (default: the first)")
+    _common(rst, metric=True)
 
-    ex = sub.add_parser("examples", help="list the bundled example scenarios and comparisons")
-    ex.add_argument("--kind", choices=("scenario", "comparison"), help="only files of this kind")
+    val = sub.add_parser("validate", help="check scenario, comparison, roster or pack files "
+                                          "without playing")
+    val.add_argument("files", nargs="+", metavar="FILE",
+                     help="scenario, comparison, roster or pack TOML files")
+
+    ex = sub.add_parser("examples", help="list the bundled example scenarios, comparisons and "
+                                         "rosters")
+    ex.add_argument("--kind", choices=("scenario", "comparison", "roster"),
+                    help="only files of this kind")
     ex.add_argument("--paths", action="store_true",
                     help="bare paths, one a line (for shell loops)")
 
@@ -84,6 +100,12 @@ def _parser() -> argparse.ArgumentParser:
                                          "weapons, armour, special rules")
     wpn.add_argument("ruleset", choices=RULESETS, metavar="RULESET",
                      help=f"one of {', '.join(RULESETS)}")
+    uni = sub.add_parser("units", help="list the units a scenario or roster of one ruleset "
+                                       "may pick by name (unit = \"...\"), with points")
+    uni.add_argument("ruleset", choices=RULESETS, metavar="RULESET",
+                     help=f"one of {', '.join(RULESETS)}")
+    uni.add_argument("--pack", action="append", default=[], metavar="FILE",
+                     help="a pack of your own, listed before the bundled one (repeatable)")
     return parser
 
 
@@ -215,12 +237,15 @@ def _emit(args, outcome, figure) -> int:
 
 
 def _check_kind(path: str, wanted: str, command: str) -> None:
-    """The file is what the command plays: a scenario, or a comparison."""
-    from odds.analysis.comparison_file import is_comparison
-
-    kind = "comparison" if is_comparison(Path(path)) else "scenario"
+    """The file is what the command plays: a scenario, a comparison or a roster."""
+    kind = file_kind(path)
     if kind == wanted:
         return
+    if kind in ("roster", "pack") or wanted == "roster":
+        plays = {"scenario": "odds simulate", "comparison": "odds compare",
+                 "roster": "odds roster", "pack": "odds units RULESET --pack"}
+        raise ScenarioError(f"is a {kind} file, not a {wanted}: `odds {command}` needs a "
+                            f"{wanted} file; to use this one: {plays[kind]} {path}", path)
     if kind == "scenario":
         raise ScenarioError("is a scenario (it names a ruleset), not a comparison: `odds "
                             "compare` needs a comparison file with base = \"SCENARIO.toml\" "
@@ -229,6 +254,24 @@ def _check_kind(path: str, wanted: str, command: str) -> None:
     raise ScenarioError(f"is a comparison (it has a base and no ruleset), not a scenario: `odds "
                         f"{command}` needs a scenario file; to play this comparison: odds "
                         f"compare {path}", path)
+
+
+def file_kind(path: str) -> str:
+    """What a TOML file is: a comparison (a base, no ruleset), a pack (units, each naming its
+    source book), a roster (units) or a scenario."""
+    from odds.analysis.comparison_file import is_comparison
+    from odds.analysis.roster_file import is_roster
+    from odds.core.data import read_toml
+
+    if is_comparison(Path(path)):
+        return "comparison"
+    data = read_toml(path)
+    if not is_roster(data):
+        return "scenario"
+    units = data["units"]
+    packed = isinstance(units, list) and units and all(
+        isinstance(u, dict) and "source" in u for u in units)
+    return "pack" if packed else "roster"
 
 
 def _metric(args, scenario, paired: bool) -> str:
@@ -293,6 +336,33 @@ def _sweep(args) -> int:
     return _emit(args, result, lambda: result.plot(metric).figure)
 
 
+def _roster(args) -> int:
+    from odds.analysis.round_robin import cells, roster
+    from odds.analysis.roster_file import as_roster
+
+    for path in filter(None, (args.mine, args.theirs)):
+        _check_kind(path, "roster", "roster")
+    options = _run_options(args)
+    if args.both_ways and args.theirs is None:
+        raise UsageError("--both-ways: a list played against itself already plays every pair "
+                         "both ways round (each ordered pair is a cell); give a second roster")
+    mine = as_roster(args.mine)
+    theirs = None if args.theirs is None else as_roster(args.theirs)
+    if args.baseline is not None and args.baseline not in mine.unit_names:
+        raise UsageError(f"--baseline: {mine.source} has no unit named {args.baseline!r}; its "
+                         f"units are {', '.join(map(repr, mine.unit_names))}")
+    grid, _ = cells(mine, theirs, args.both_ways, args.baseline)
+    metric = _metric(args, next(iter(grid.values())), paired=True)
+    robin = roster(mine, theirs, both_ways=args.both_ways, baseline=args.baseline, **options)
+
+    def figure():
+        from odds.plots import round_robin_figure
+
+        return round_robin_figure(robin, metric)
+
+    return _emit(args, robin, figure)
+
+
 def _values(text: str) -> list:
     """"5,10,20" -> [5, 10, 20]; "5..30..5" -> [5, 10, ..., 30]; words stay strings."""
     from odds.analysis.sweep import MAX_VALUES
@@ -345,7 +415,19 @@ def _validate(args) -> int:
     from odds.scenario import load
 
     for path in args.files:
-        if is_comparison(Path(path)):
+        kind = file_kind(path)
+        if kind == "roster":
+            from odds.analysis.roster_file import as_roster
+
+            r = as_roster(path)
+            print(f"{path}: ok (roster, {r.ruleset}, {r.name!r}, "
+                  f"{count(len(r.units), 'unit')})")
+        elif kind == "pack":
+            from odds.packs import check_pack
+
+            ruleset, units = check_pack(path)
+            print(f"{path}: ok (pack, {ruleset}, {count(units, 'unit')})")
+        elif is_comparison(Path(path)):
             spec = load_comparison(path)  # checks the baseline too
             base = spec["base"]
             print(f"{path}: ok (comparison, {base.ruleset}, {spec['name']!r}, "
@@ -360,15 +442,14 @@ def _validate(args) -> int:
 
 
 def _examples(args) -> int:
-    from odds.analysis.comparison_file import is_comparison
     from odds.analysis.report import table
     from odds.core.data import data_path, read_toml
 
     rows = []
-    for folder in ("scenarios", "comparisons"):
+    for folder in ("scenarios", "comparisons", "rosters"):
         for path in sorted(data_path(folder).glob("*.toml")):
             data = read_toml(path)
-            kind = "comparison" if is_comparison(path) else "scenario"
+            kind = file_kind(str(path))
             if kind == "comparison":
                 data = read_toml(path.parent / data["base"])
             if args.kind in (None, kind):
@@ -389,6 +470,18 @@ def _rulesets(args) -> int:
     return 0
 
 
+def _units(args) -> int:
+    from odds.analysis.report import number, table
+    from odds.packs import listing
+
+    own = bool(args.pack)  # which pack each unit is from matters only with packs of one's own
+    rows = [[r["unit"], r["models"], r["source"]] + [r["pack"]] * own + [number(r["points"], 0)]
+            for r in listing(args.ruleset, args.pack)]
+    names = ["unit", "models", "source"] + ["pack"] * own + ["points"]
+    print("\n".join(table(rows, names, left=len(names) - 1)))
+    return 0
+
+
 def _weapons(args) -> int:
     from odds.analysis.catalogues import listing
 
@@ -397,4 +490,5 @@ def _weapons(args) -> int:
 
 
 COMMANDS = {"simulate": _simulate, "compare": _compare, "sweep": _sweep, "validate": _validate,
-            "examples": _examples, "rulesets": _rulesets, "weapons": _weapons}
+            "examples": _examples, "rulesets": _rulesets, "weapons": _weapons,
+            "roster": _roster, "units": _units}

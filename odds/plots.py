@@ -393,9 +393,11 @@ def _lost_bars(ax, frame, y) -> None:
                 ha="right" if inside else "left", color="white" if inside else "black")
 
 
-def comparison_heatmap(comparison, metric: str = "attacker_wins", ax=None):
+def comparison_heatmap(comparison, metric: str = "attacker_wins", ax=None,
+                       axes: tuple[str, str] = ("variant", "opponent")):
     """Variants x opponents coloured by one metric, each cell annotated with its value (and
-    for probabilities its 95% interval). Green is good for the attacker."""
+    for probabilities its 95% interval). Green is good for the attacker. ``axes``: the
+    labels of the rows and the columns."""
     import matplotlib.pyplot as plt
 
     f = comparison.frame
@@ -438,13 +440,51 @@ def comparison_heatmap(comparison, metric: str = "attacker_wins", ax=None):
             ax.text(j, i, text, ha="center", va="center", fontsize=9, color=_ink(rgb))
     ax.set_xticks(range(len(opponents)), [textwrap.fill(o, 16) for o in opponents], fontsize=9)
     ax.set_yticks(range(len(variants)), [textwrap.fill(v, 20) for v in variants], fontsize=9)
-    ax.set_xlabel("opponent")
-    ax.set_ylabel("variant")
+    ax.set_ylabel(axes[0])
+    ax.set_xlabel(axes[1])
     bar = ax.figure.colorbar(image, ax=ax)
     bar.set_label(_axis_label(metric, percent))
     _title(ax, f"{comparison.name}: {_label(metric)} ({_fights(f)} a cell"
                + (", 95% intervals)" if low is not None else ")"))
     return ax
+
+
+def ranking_bars(robin, ax=None):
+    """A round robin's ranking: each of MINE's units' mean win probability over the
+    opponents (horizontal bars, best on top) with its 95% interval, the mean loss
+    probability as a thinner bar in the defender's colour."""
+    rank = robin.ranking()
+    ax = _axes(ax, size=(7, 0.55 * len(rank) + 1.8))
+    y = np.arange(len(rank))[::-1]
+    win, loss = 100 * rank["win"].to_numpy(), 100 * rank["loss"].to_numpy()
+    err = np.vstack([win - 100 * rank["win_low"].to_numpy(),
+                     100 * rank["win_high"].to_numpy() - win])
+    bars = ax.barh(y + 0.12, win, 0.5, xerr=err, capsize=4, color=SIDE_COLOURS["attacker"],
+                   label=f"{robin.mine.name} wins")
+    ax.barh(y - 0.25, loss, 0.22, color=SIDE_COLOURS["defender"], label="loses")
+    ax.bar_label(bars, labels=[_percent(v) for v in win], padding=4, fontsize=8)
+    ax.set_yticks(y, [textwrap.fill(u, 24) for u in rank["unit"]], fontsize=9)
+    ax.set_xlim(0, 112)
+    ax.set_xticks(range(0, 101, 20))
+    ax.set_xlabel("mean over the opponents (%)")
+    ax.grid(alpha=0.3, axis="x")
+    ax.set_axisbelow(True)
+    _legend_below(ax, ncols=2)
+    _title(ax, f"{robin.name}: ranking ({_fights(robin.frame)} a cell, 95% intervals)")
+    return ax
+
+
+def round_robin_figure(robin, metric: str = "attacker_wins"):
+    """The heatmap of one metric beside the ranking, in one figure."""
+    import matplotlib.pyplot as plt
+
+    rows, columns = len(robin.mine.units), len(robin.comparison.opponents)
+    fig = plt.figure(figsize=(2.2 * columns + 11, max(0.8 * rows + 2.6, 0.55 * rows + 2.6)),
+                     layout="constrained")
+    left, right = fig.subfigures(1, 2, width_ratios=[2.2 * columns + 3.5, 7.5])
+    robin.heatmap(metric, ax=left.subplots())
+    robin.plot_ranking(ax=right.subplots())
+    return fig
 
 
 def sweep_curve(sweep, metric: str = "attacker_wins", ax=None):

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from odds.core import schema as s
-from odds.core.data import read_toml
+from odds.core.data import beside, read_toml
 
 SIDES = ("attacker", "defender")
 
@@ -215,8 +215,12 @@ def from_dict(data: dict, source: str = "<python>",
               weapon_sources: dict[str, str] | None = None) -> Scenario:
     """Check TOML-shaped data against the ruleset's schema and build a :class:`Scenario`.
 
-    ``weapon_sources`` (entry name -> file) blames inline ``weapons`` entries that were read
-    from a weapons file on that file, as :meth:`Scenario.validated` does."""
+    A side or unit written ``unit = NAME`` is picked from the ``packs`` listed (paths
+    relative to ``source``) or the ruleset's bundled pack (:mod:`odds.packs`); the Scenario
+    holds it written out in full. ``weapon_sources`` (entry name -> file) blames inline
+    ``weapons`` entries that were read from a weapons file on that file, as
+    :meth:`Scenario.validated` does."""
+    from odds import packs as pack_files
     from odds.rulesets import get_ruleset
 
     top = s.Where(source, "")
@@ -228,7 +232,7 @@ def from_dict(data: dict, source: str = "<python>",
         raise (top / "ruleset").error("is required")
     ruleset_id = s.text(data["ruleset"], top / "ruleset")
     rules = get_ruleset(ruleset_id, top / "ruleset")
-    known = {"ruleset", "name", "engagement", "simulation", "weapons", "rules", *SIDES}
+    known = {"ruleset", "name", "engagement", "simulation", "weapons", "rules", "packs", *SIDES}
     unknown = sorted(set(data) - known)
     if unknown:
         raise (top / unknown[0]).error(f"unknown key; allowed here: {', '.join(sorted(known))}")
@@ -236,9 +240,10 @@ def from_dict(data: dict, source: str = "<python>",
         if key not in data:
             raise (top / key).error("is required")
     sim_spec = {**SIMULATION, "max_rounds": (SIMULATION["max_rounds"][0], rules.default_max_rounds)}
-    attacker = _side(data["attacker"], rules, top / "attacker")
-    defender = _side(data["defender"], rules, top / "defender")
-    weapons, sources = _weapons(data.get("weapons", {}), top / "weapons")
+    packs = pack_files.for_file(ruleset_id, data.get("packs"), source, top / "packs")
+    attacker = _side(data["attacker"], rules, top / "attacker", packs)
+    defender = _side(data["defender"], rules, top / "defender", packs)
+    weapons, sources = weapon_entries(data.get("weapons", {}), top / "weapons")
     if weapon_sources is not None and not (isinstance(weapon_sources, dict) and all(
             isinstance(k, str) and isinstance(v, str) for k, v in weapon_sources.items())):
         raise TypeError(f"weapon_sources must map weapon names to the files they were read "
@@ -280,7 +285,7 @@ def _file_stem(source: str) -> str:
     return "" if source.startswith("<") else Path(source).stem
 
 
-def _weapons(value, where: s.Where) -> tuple[dict, dict[str, str]]:
+def weapon_entries(value, where: s.Where) -> tuple[dict, dict[str, str]]:
     """The scenario's own weapon entries and, for those read from weapons files, the file of
     each. ``weapons`` is a table of entries, or the path of a weapons file (a list of paths),
     relative to the scenario file, whose top-level tables are entries written as inline ones.
@@ -297,7 +302,7 @@ def _weapons(value, where: s.Where) -> tuple[dict, dict[str, str]]:
                           f'weapons file (or a list of paths), got {value!r}')
     entries, sources = {}, {}
     for path, at in places:
-        file = _beside(where.source, path)
+        file = beside(where.source, path)
         if not file.is_file():
             raise at.error(f"no weapons file {str(file)!r}")
         own = s.Where(str(file), "")
@@ -308,30 +313,22 @@ def _weapons(value, where: s.Where) -> tuple[dict, dict[str, str]]:
     return entries, sources
 
 
-def _beside(source: str, path: str) -> Path:
-    """``path`` made absolute: relative to the scenario file's folder (or the working folder
-    for a scenario that is not a file)."""
-    path = Path(path).expanduser()
-    folder = Path.cwd() if source.startswith("<") else Path(source).parent
-    return (folder / path).resolve()
-
-
 MAX_UNITS = 20  # units a side
 
 
-def _side(data: Any, rules, where: s.Where) -> Side:
+def _side(data: Any, rules, where: s.Where, packs) -> Side:
     """A side: one unit, or (``units``) a list of them; a list of one is that unit."""
     if isinstance(data, dict) and "units" in data:
-        return _several(data, rules, where)
-    return _unit(data, rules, where, where.path)
+        return _several(data, rules, where, packs)
+    return _unit(data, rules, where, packs, where.path)
 
 
-def _several(data: dict, rules, where: s.Where) -> Side:
+def _several(data: dict, rules, where: s.Where, packs) -> Side:
     """A side written as ``[[<side>.units]]``: each unit as a one-unit side, names unique."""
     checked = s.fields(data, {"name": (s.text, None), "units": (_unit_list, s.REQUIRED)},
                        where)
     entries = checked["units"]
-    units = [_unit(u, rules, where / "units" / i) for i, u in enumerate(entries)]
+    units = [_unit(u, rules, where / "units" / i, packs) for i, u in enumerate(entries)]
     if len(units) > 1 and not rules.multi_unit:
         raise (where / "units" / 1).error(
             f"{rules.id} plays one unit a side: a side of several units is not supported by "
@@ -354,9 +351,23 @@ def _unit_list(value, where: s.Where) -> list:
     return value
 
 
-def _unit(data: Any, rules, where: s.Where, default_name=s.REQUIRED) -> Side:
+def unit_table(data: Any, ruleset: str, where: s.Where, packs) -> dict:
+    """One unit's table written out in full (``unit = NAME`` picked from ``packs``) and
+    checked against the ruleset's unit keys, as a scenario side would be."""
+    from odds.rulesets import get_ruleset
+
+    rules = get_ruleset(ruleset)
+    if isinstance(data, dict) and "unit" in data:
+        data = packs.expand(data, where, lambda table, at: _unit(table, rules, at, packs))
+    _unit(data, rules, where, packs)
+    return data
+
+
+def _unit(data: Any, rules, where: s.Where, packs, default_name=s.REQUIRED) -> Side:
     """One unit: model groups plus the ruleset's unit keys, or (``rules.single_unit``) a unit
-    described by those keys alone."""
+    described by those keys alone; ``unit = NAME`` picks it from ``packs``."""
+    if isinstance(data, dict) and "unit" in data:
+        data = packs.expand(data, where, lambda table, at: _unit(table, rules, at, packs))
     spec = {"name": (s.text, default_name), **rules.side_keys}
     if not rules.single_unit:
         spec["models"] = (_groups(rules), s.REQUIRED)

@@ -264,21 +264,36 @@ def _check_changes(what: str, value) -> None:
 
 def _grid(name, base, variants, opponents, baseline, baseline_source, *, trials, seed,
           threads, precision, max_trials, progress, quiet) -> Comparison:
-    import pandas as pd
-
-    from odds.rulesets import get_ruleset
-
     check_arguments(s.Where("odds.compare", ""), trials=trials, seed=seed, threads=threads,
                     precision=precision, max_trials=max_trials, progress=progress, quiet=quiet)
     trials = base.simulation["trials"] if trials is None else trials
     seed = base.simulation["seed"] if seed is None else seed
     baseline = check_baseline(variants, baseline, baseline_source)
     where = s.Where(base.source, "")
-    keys = [(v, o) for o in opponents for v in variants]
-    cells = [cell(base, variants[v], opponents[o], where).replace(trials=trials, seed=seed)
-             for v, o in keys]
-    for (v, o), scenario in zip(keys, cells):  # a cell's own charts and tables say which it is
+    cells = {(v, o): cell(base, variants[v], opponents[o], where)
+             for o in opponents for v in variants}
+    for (v, o), scenario in cells.items():  # a cell's own charts and tables say which it is
         scenario.name = f"{base.name}: {v} vs {o}"
+    return play_grid(name, base.name, cells, baseline, trials=trials, seed=seed,
+                     threads=threads, precision=precision, max_trials=max_trials,
+                     progress=progress, quiet=quiet)
+
+
+def play_grid(name: str, scenario_name: str, cells: dict, baseline: str, *, trials: int,
+              seed: int, threads, precision, max_trials, progress, quiet,
+              client=None) -> Comparison:
+    """Play a grid of checked cells, ``(variant, opponent) -> Scenario`` (every opponent's
+    cells with the variants in one order), and tabulate it as a :class:`Comparison`: each
+    variant paired fight by fight with ``baseline`` against the same opponent. ``client``:
+    play on a Dask cluster (:func:`odds.analysis.paired.play`)."""
+    import pandas as pd
+
+    from odds.rulesets import get_ruleset
+
+    variants = list(dict.fromkeys(v for v, _ in cells))
+    opponents = list(dict.fromkeys(o for _, o in cells))
+    keys = [(v, o) for o in opponents for v in variants]
+    cells = [cells[key].replace(trials=trials, seed=seed) for key in keys]
     index = {key: i for i, key in enumerate(keys)}
     groups = [[index[v, o] for v in variants] for o in opponents]
     baselines = {index[v, o]: index[baseline, o] for v, o in keys if v != baseline}
@@ -295,7 +310,7 @@ def _grid(name, base, variants, opponents, baseline, baseline_source, *, trials,
             twin = first.setdefault(played.digests[i], (v, o))
             rows.append({"variant": v, "opponent": o,
                          **row(result, get_ruleset(result.scenario.ruleset)),
-                         "scenario": base.name,
+                         "scenario": scenario_name,
                          "precision_met": result.precision_met, "baseline": baseline,
                          **(pairing.differences() if pairing else _no_difference(result)),
                          "identical_to": None if twin == (v, o) else f"{twin[0]!r} vs {twin[1]!r}"})

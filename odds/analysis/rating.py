@@ -94,6 +94,28 @@ class Rating:
                            max_residual=self.max_residual, prior=self.prior)
         return frame
 
+    def to_dict(self) -> dict:
+        """JSON-ready: ``units`` (the rows of :meth:`to_frame`), the charge advantage with
+        its interval (None when not identifiable) and note, ``max_residual`` and ``prior``."""
+        known = not math.isnan(self.charge_advantage)
+        units = [{k: (float(v) if isinstance(v, (float, np.floating)) else v)
+                  for k, v in row.items()} for row in self.to_frame().to_dict("records")]
+        return {"model": "Bradley-Terry with a charge advantage", "units": units,
+                "charge_advantage": self.charge_advantage if known else None,
+                "charge_advantage_ci95": [self.charge_low, self.charge_high] if known else None,
+                "charge_note": self.charge_note, "max_residual": self.max_residual,
+                "prior": self.prior}
+
+    def summary(self) -> str:
+        """One line on the charge advantage and the fit, for printed reports."""
+        if math.isnan(self.charge_advantage):
+            charge = "charge advantage " + self.charge_note
+        else:
+            charge = (f"charge advantage x{self.charge_advantage:.2f} "
+                      f"[{self.charge_low:.2f}, {self.charge_high:.2f}] on the odds")
+        return (f"rating: Bradley-Terry on an Elo scale (mean 0; 400 points = 10:1 odds); "
+                f"{charge}; largest cell misfit {100 * self.max_residual:.1f} points")
+
 
 def bradley_terry(games: Sequence[Sequence], names: Sequence[str], *,
                   prior: float = PRIOR) -> Rating:

@@ -49,6 +49,14 @@ def read_toml(path: str | Path) -> dict:
         raise ScenarioError(f"malformed TOML: {e}", str(path)) from None
 
 
+def beside(source: str, path: str) -> Path:
+    """``path`` made absolute: relative to the folder of the file ``source`` (or the working
+    folder for data that is not a file, such as ``<python>``)."""
+    path = Path(path).expanduser()
+    folder = Path.cwd() if source.startswith("<") else Path(source).parent
+    return (folder / path).resolve()
+
+
 @lru_cache(maxsize=None)
 def load_table(*parts: str) -> dict:
     """A bundled TOML table, read once."""

@@ -1,0 +1,129 @@
+"""Roster files: the units of one army list, for round robins (:mod:`odds.analysis.round_robin`).
+
+A roster names its ``ruleset``, optionally its ``name`` and extra ``packs``, and lists
+``[[units]]``: each a unit picked from a pack (``unit = "Assault Squad"``, with replaced keys
+and ``set`` edits, see :mod:`odds.packs`) or written out as a scenario side. It may carry
+``[engagement]``, ``[simulation]``, ``[rules]`` and ``weapons`` as a scenario does; when the
+roster plays another, its own apply to every cell.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from odds import packs as pack_files
+from odds.core import schema as s
+from odds.core.data import read_toml
+from odds.scenario import _distinct_names, unit_table, weapon_entries
+
+MAX_ROSTER_UNITS = 100  # units a roster lists (a round robin of two has up to 20,000 cells)
+SHARED = ("engagement", "simulation", "rules")  # tables the first roster gives every cell
+
+
+@dataclass
+class Roster:
+    """An army list: units written out in full, each with where it was written."""
+
+    name: str
+    ruleset: str
+    units: list[dict]  # unit tables (name, models, unit keys), packs already applied
+    wheres: list[s.Where] = field(repr=False)
+    engagement: dict = field(default_factory=dict)
+    simulation: dict = field(default_factory=dict)
+    rules: dict = field(default_factory=dict)
+    weapons: dict = field(default_factory=dict)
+    weapon_sources: dict = field(default_factory=dict, repr=False)
+    source: str = "<python>"
+
+    @property
+    def unit_names(self) -> list[str]:
+        return [u["name"] for u in self.units]
+
+
+def as_roster(value, what: str = "roster") -> Roster:
+    """A checked :class:`Roster` from a Roster, TOML-shaped data (a dict) or a roster file's
+    path; anything else is a TypeError."""
+    if isinstance(value, Roster):
+        return value
+    if isinstance(value, (str, os.PathLike)):
+        return from_dict(read_toml(value), str(value))
+    if isinstance(value, dict):
+        return from_dict(value)
+    raise TypeError(f"{what} must be a roster: the path of a roster TOML file, a dict of "
+                    f"roster data or an odds Roster, got {type(value).__name__}")
+
+
+def from_dict(data: dict, source: str = "<python>") -> Roster:
+    """Check roster data (every unit written out and checked before anything is played)."""
+    from odds.rulesets import get_ruleset
+
+    top = s.Where(source, "")
+    s.table(data, top)
+    if "ruleset" not in data:
+        hint = (": this looks like a scenario (it has attacker/defender), not a roster"
+                if "attacker" in data or "defender" in data else "")
+        raise (top / "ruleset").error("is required" + hint)
+    ruleset = s.text(data["ruleset"], top / "ruleset")
+    get_ruleset(ruleset, top / "ruleset")
+    spec = s.fields(data, {
+        "ruleset": (s.text, s.REQUIRED), "name": (s.text, _stem(source) or "roster"),
+        "packs": (_as_written, None), "units": (_unit_list, s.REQUIRED),
+        "engagement": (s.table, {}), "simulation": (s.table, {}), "rules": (s.table, {}),
+        "weapons": (_as_written, {}),
+    }, top)
+    packs = pack_files.for_file(ruleset, spec["packs"], source, top / "packs")
+    wheres = [top / "units" / i for i in range(len(spec["units"]))]
+    units = [unit_table(u, ruleset, at, packs) for u, at in zip(spec["units"], wheres)]
+    for unit, at in zip(units, wheres):
+        if "name" not in unit:
+            raise (at / "name").error("is required: a roster's units are named")
+    _distinct_names([u["name"] for u in units], top / "units", "units")
+    weapons, sources = weapon_entries(spec["weapons"], top / "weapons")
+    sources = {name: sources.get(name, source) for name in weapons}
+    return Roster(spec["name"], ruleset, units, wheres, spec["engagement"], spec["simulation"],
+                  spec["rules"], weapons, sources, source)
+
+
+def _as_written(value, where: s.Where):
+    return value  # checked where it is used (packs, weapons), as in a scenario
+
+
+def _unit_list(value, where: s.Where) -> list:
+    if not isinstance(value, list) or not value:
+        raise where.error("must list at least one unit ([[units]])")
+    if len(value) > MAX_ROSTER_UNITS:
+        raise where.error(f"has {len(value)} units; a roster may list at most "
+                          f"{MAX_ROSTER_UNITS}")
+    return value
+
+
+def check_pair(mine: Roster, theirs: Roster) -> None:
+    """Two rosters that play each other: one ruleset, and THEIRS' shared tables either
+    absent or the same as MINE's (MINE's apply to every cell; nothing is dropped unsaid);
+    a weapon both define must be the same entry."""
+    where = s.Where(theirs.source, "")
+    if theirs.ruleset != mine.ruleset:
+        raise (where / "ruleset").error(f"is {theirs.ruleset}, but {mine.source} is a "
+                                        f"{mine.ruleset} roster: both lists play one ruleset")
+    for key in SHARED:
+        own = getattr(theirs, key)
+        if own and own != getattr(mine, key):
+            raise (where / key).error(f"differs from the first roster's [{key}] "
+                                      f"({mine.source}), which applies to every cell: remove "
+                                      "it here, or make the two the same")
+    for name, entry in theirs.weapons.items():
+        if name in mine.weapons and mine.weapons[name] != entry:
+            raise (where / "weapons" / name).error(
+                f"is defined differently in {mine.weapon_sources[name]}: a weapon name means "
+                "one entry in a round robin")
+
+
+def _stem(source: str) -> str:
+    return "" if source.startswith("<") else Path(source).stem
+
+
+def is_roster(data: dict) -> bool:
+    """A roster file has ``units`` and no ``attacker`` / ``defender``."""
+    return isinstance(data, dict) and "units" in data and not {"attacker", "defender"} & set(data)
+

@@ -1,0 +1,306 @@
+"""Round robins: every unit of one army list against every unit of another (or of itself).
+
+Each cell is a scenario whose attacker is one of MINE's units and whose defender is one of
+THEIRS', with MINE's ``[engagement]``, ``[simulation]`` and ``[rules]``; MINE charge, and
+with ``both_ways`` a second cell per pair has THEIRS charge (``engagement.charger =
+"defender"``), so ``attacker_wins`` is always MINE's unit winning. The cells are played as a
+comparison (:func:`odds.analysis.compare.play_grid`): the scenario seed, common random
+numbers, and each of MINE's units paired fight by fight with the first (the baseline) against
+the same opponent, so a cell equals ``odds.simulate`` of its scenario bit for bit.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import numpy as np
+
+from odds.analysis import report
+from odds.analysis.compare import Comparison, play_grid, records
+from odds.analysis.rating import bradley_terry
+from odds.analysis.roster_file import Roster, as_roster, check_pair
+from odds.api import MAX_TRIALS, check_arguments
+from odds.core import schema as s
+from odds.errors import ScenarioError
+from odds.scenario import from_dict
+
+Z95 = 1.959963984540054
+CHARGERS = {"mine": "attacker", "theirs": "defender"}  # who charges -> engagement.charger
+
+
+@dataclass(repr=False)
+class RoundRobin:
+    """The cells of a round robin (:attr:`frame`, one row per cell, the columns of a
+    comparison plus ``charger``), MINE's :meth:`ranking` and a fitted :meth:`rating`."""
+
+    mine: Roster
+    theirs: Roster | None  # None: MINE played against itself
+    both_ways: bool
+    comparison: Comparison  # the grid as played (opponents labelled with who charges)
+    frame: object
+    precision: float | None = None
+
+    @property
+    def name(self) -> str:
+        return self.comparison.name
+
+    @property
+    def opponents(self) -> Roster:
+        return self.theirs or self.mine
+
+    def ranking(self):
+        """MINE's units, best first: over the opponents (in a list played against itself,
+        every other unit), the mean win probability with a 95% interval that holds however
+        the cells are correlated (they share random numbers: mean +- 1.96 x the mean of the
+        cells' standard errors), the mean loss probability, the unit's points,
+        ``points_ratio`` (enemy points destroyed / own points lost, summed over the cells),
+        ``wins_per_100_points`` and the fitted rating (:meth:`rating`, Elo scale)."""
+        import pandas as pd
+
+        f = self._ranked_cells()
+        rows = []
+        rating = self.rating()
+        elo = {} if rating is None else rating.to_frame().set_index("unit")
+        for unit in self.mine.unit_names:
+            cells = f[f["variant"] == unit]
+            p, n = cells["attacker_wins"].to_numpy(), cells["trials"].to_numpy()
+            se = float(np.mean(np.sqrt(p * (1 - p) / n)))
+            win = float(p.mean())
+            points = cells["attacker_points"].iloc[0]
+            lost = cells["points_lost"].sum(min_count=1)
+            row = {"unit": unit, "cells": len(cells), "win": win,
+                   "win_low": max(0.0, win - Z95 * se), "win_high": min(1.0, win + Z95 * se),
+                   "loss": float(cells["defender_wins"].mean()),
+                   "points": points,
+                   "points_ratio": (cells["points_destroyed"].sum(min_count=1) / lost
+                                    if lost > 0 else (np.inf if lost == 0 else np.nan)),
+                   "wins_per_100_points": 100 * win / points if points > 0 else np.nan}
+            key = self._rated_name(unit, "mine")
+            for col in ("elo", "elo_low", "elo_high"):
+                row[col] = float(elo.loc[key, col]) if len(elo) else np.nan
+            rows.append(row)
+        return (pd.DataFrame(rows).sort_values("win", ascending=False, kind="stable")
+                .reset_index(drop=True))
+
+    def _ranked_cells(self):
+        """The cells the ranking averages: all, but in a list played against itself not a
+        unit's fights against its own copy."""
+        f = self.frame
+        return f if self.theirs is not None else f[f["variant"] != f["opponent"]]
+
+    def rating(self):
+        """A Bradley-Terry rating of every unit fitted to the cells (with a charge advantage
+        when some pair was played both ways round): see :mod:`odds.analysis.rating`.
+        In a list played against itself each unit is rated once; against another list both
+        lists' units are rated on one scale. None when no cell counts (a list of one unit
+        played against itself)."""
+        f = self._ranked_cells()
+        if f.empty:
+            return None
+        names = [self._rated_name(u, "mine") for u in self.mine.unit_names]
+        if self.theirs is not None:
+            names += [self._rated_name(u, "theirs") for u in self.theirs.unit_names]
+        index = {n: i for i, n in enumerate(names)}
+        games = []
+        for r in f.to_dict("records"):
+            i = index[self._rated_name(r["variant"], "mine")]
+            j = index[self._rated_name(r["opponent"], "theirs" if self.theirs else "mine")]
+            n = r["trials"]  # the probabilities are counts over n: back to whole counts
+            mine_wins, their_wins = (round(n * r[k]) for k in ("attacker_wins", "defender_wins"))
+            draws = n - mine_wins - their_wins
+            games.append((i, j, mine_wins, their_wins, draws) if r["charger"] == "mine"
+                         else (j, i, their_wins, mine_wins, draws))
+        return bradley_terry(games, names)
+
+    def _rated_name(self, unit: str, roster: str) -> str:
+        """A unit's name in the rating: as written, or "<unit> (<list>)" when both lists
+        have a unit of that name."""
+        if self.theirs is None or unit not in set(self.mine.unit_names) & set(
+                self.theirs.unit_names):
+            return unit
+        return f"{unit} ({(self.mine if roster == 'mine' else self.theirs).name})"
+
+    def table(self, metric: str = "attacker_wins"):
+        """MINE's units (rows) x the opponents (columns, with who charges when both ways) of
+        one probability, as "p% [low, high]"."""
+        return self.comparison.table(metric).rename_axis(index="unit", columns="opponent")
+
+    def heatmap(self, metric: str = "attacker_wins", ax=None):
+        """MINE's units x the opponents coloured by one column of the frame; returns the Axes."""
+        from odds.plots import comparison_heatmap
+
+        return comparison_heatmap(self.comparison, metric, ax=ax,
+                                  axes=(f"{self.mine.name} (unit)",
+                                        f"{self.opponents.name} (opponent)"))
+
+    def plot_ranking(self, ax=None):
+        """MINE's units by mean win probability, with their 95% intervals; returns the Axes."""
+        from odds.plots import ranking_bars
+
+        return ranking_bars(self, ax=ax)
+
+    def to_csv(self, path=None):
+        """Tidy CSV, one row per cell (returns the text when path is None)."""
+        return self.frame.to_csv(path, index=False)
+
+    def to_dict(self) -> dict:
+        """JSON-ready data (the CLI's ``--json``): the lists, seed and precision, then
+        ``rows`` (one per cell, every frame column), ``ranking`` and ``rating`` (NaN and
+        infinite numbers become null)."""
+        f = self.frame
+        rating = self.rating()
+        return {"round_robin": self.name, "ruleset": self.mine.ruleset,
+                "seed": int(f["seed"].iloc[0]), "mine": self.mine.name,
+                "theirs": self.opponents.name, "both_ways": self.both_ways,
+                "precision": self.precision, "units": self.mine.unit_names,
+                "opponents": self.opponents.unit_names, "rows": records(f),
+                "ranking": records(self.ranking()),
+                "rating": None if rating is None else rating.to_dict()}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2)
+
+    def _repr_html_(self) -> str:
+        return (f"<h4>{self.name}</h4>" + self.table()._repr_html_()
+                + "<p>ranking</p>" + self.ranking()._repr_html_())
+
+    def __repr__(self) -> str:
+        f = self.frame
+        return (f"<RoundRobin {self.name!r} [{self.mine.ruleset}]: "
+                f"{report.count(len(self.mine.units), 'unit')} x "
+                f"{report.count(len(self.opponents.units), 'opponent')}"
+                f"{', both ways' if self.both_ways else ''}, "
+                f"{report.runs(list(f['trials']), int(f['seed'].iloc[0]), 'cell')}>")
+
+    def __str__(self) -> str:
+        f = self.frame
+        mine, theirs = self.mine, self.opponents
+        who = ("each pair both ways round" if self.both_ways else
+               f"{mine.name if (f['charger'] == 'mine').all() else theirs.name} charging")
+        lines = [report.title(self.name, mine.ruleset),
+                 f"{mine.name} ({report.count(len(mine.units), 'unit')}) vs "
+                 f"{theirs.name if self.theirs else 'itself'} "
+                 f"({report.count(len(theirs.units), 'unit')}); {who}",
+                 report.runs(list(f["trials"]), int(f["seed"].iloc[0]), "cell", self.precision,
+                             list(f["precision_met"])), "",
+                 f"P(the unit wins): rows are the units of {mine.name}, columns the opponents"]
+        grid = self.table()
+        rows = [[unit] + list(grid.loc[unit]) for unit in grid.index]
+        lines += report.table(rows, ["unit"] + list(grid.columns))
+        lines += ["", "ranking (mean over the opponents" + (", not counting a unit's fights "
+                  "with its own copy" if self.theirs is None else "") + "):"]
+        rank = self.ranking()
+        shown = [c for c in ("points", "points_ratio", "wins_per_100_points", "elo")
+                 if rank[c].notna().any()]
+        head = ["unit", "win", "loss"] + [c.replace("_", " ") for c in shown]
+        body = [[r["unit"], report.with_interval(r["win"], r["win_low"], r["win_high"]),
+                 report.percent(r["loss"])]
+                + [report.number(r[c], 0 if c in ("points", "elo") else 2) for c in shown]
+                for r in rank.to_dict("records")]
+        lines += report.table(body, head)
+        rating = self.rating()
+        if rating is not None:
+            lines += ["", rating.summary()]
+        return "\n".join(lines)
+
+
+def roster(mine, theirs=None, *, both_ways: bool = False, baseline: str | None = None,
+           trials: int | None = None, seed: int | None = None, threads: int | None = None,
+           precision: float | None = None, max_trials: int = MAX_TRIALS,
+           progress: bool = False, quiet: bool = False, client=None) -> RoundRobin:
+    """Play every unit of ``mine`` against every unit of ``theirs`` (default: ``mine``
+    itself, every ordered pair), MINE charging; ``both_ways`` adds the cells with THEIRS
+    charging. ``mine`` and ``theirs`` are roster files, dicts of roster data or
+    :class:`~odds.analysis.roster_file.Roster` objects. ``trials`` and ``seed`` override
+    MINE's ``[simulation]``; ``precision``, ``max_trials`` and ``threads`` work per cell as
+    in :func:`odds.simulate`; ``baseline`` names the unit of MINE the others are paired with
+    (default: the first); ``client`` (a ``dask.distributed.Client``) plays the cells on a
+    Dask cluster, with the same numbers."""
+    check_arguments(s.Where("odds.roster", ""), trials=trials, seed=seed, threads=threads,
+                    precision=precision, max_trials=max_trials, progress=progress, quiet=quiet)
+    s.boolean(both_ways, s.Where("odds.roster", "both_ways"))
+    if baseline is not None and not isinstance(baseline, str):
+        raise TypeError(f"baseline must be the name of one of MINE's units, got {baseline!r}")
+    mine = as_roster(mine, "mine")
+    other = None if theirs is None else as_roster(theirs, "theirs")
+    grid, labels = cells(mine, other, both_ways, baseline)
+    first = next(iter(grid.values()))
+    opponents = other or mine
+    grid = play_grid(f"{mine.name} vs {opponents.name if other else 'itself'}", mine.name,
+                     grid, baseline or mine.unit_names[0],
+                     trials=first.simulation["trials"] if trials is None else trials,
+                     seed=first.simulation["seed"] if seed is None else seed, threads=threads,
+                     precision=precision, max_trials=max_trials, progress=progress,
+                     quiet=quiet, client=client)
+    f = grid.frame
+    units, who = zip(*(labels[o] for o in f["opponent"]))
+    frame = f.assign(opponent=list(units))
+    frame.insert(2, "charger", list(who))
+    return RoundRobin(mine, other, both_ways, grid, frame, precision)
+
+
+def cells(mine: Roster, theirs: Roster | None, both_ways: bool = False,
+          baseline: str | None = None) -> tuple[dict, dict]:
+    """Every cell's scenario, checked, by (MINE's unit, opponent label), and each label's
+    (opponent unit, who charges): the label is the unit's name, with "(we charge)" or
+    "(they charge)" when both ways round."""
+    if theirs is not None:
+        check_pair(mine, theirs)
+    elif both_ways:
+        raise ScenarioError("a list played against itself already plays every pair both ways "
+                            "round (each ordered pair is a cell): leave both ways out, or "
+                            "give a second roster", "odds.roster", "both_ways")
+    opponents = theirs or mine
+    if baseline is not None and baseline not in mine.unit_names:
+        raise ScenarioError(f"no unit named {baseline!r}; {mine.name}'s units are "
+                            f"{', '.join(map(repr, mine.unit_names))}", "odds.roster",
+                            "baseline")
+    directions = _directions(mine, both_ways)
+    grid, labels = {}, {}
+    for who in directions:
+        for j, unit in enumerate(opponents.unit_names):
+            label = unit if len(directions) == 1 else \
+                f"{unit} ({'we' if who == 'mine' else 'they'} charge)"
+            labels[label] = (unit, who)
+            for i in range(len(mine.units)):
+                grid[mine.unit_names[i], label] = _cell(mine, i, opponents, j, who)
+    return grid, labels
+
+
+def _directions(mine: Roster, both_ways: bool) -> tuple[str, ...]:
+    """Who charges in the cells: MINE (the default, or as MINE's engagement says), and with
+    ``both_ways`` THEIRS too."""
+    written = mine.engagement.get("charger")
+    if both_ways:
+        if written is not None:
+            raise ScenarioError("both ways round sets who charges in each cell: leave "
+                                "engagement.charger out", mine.source, "engagement.charger")
+        return ("mine", "theirs")
+    return ("theirs",) if written == "defender" else ("mine",)
+
+
+def _cell(mine: Roster, i: int, theirs: Roster, j: int, who: str):
+    """The scenario of MINE's unit i against THEIRS' unit j with ``who`` charging; a mistake
+    is named where it was written (the unit's roster entry, or MINE's tables)."""
+    data = {"ruleset": mine.ruleset, "name": f"{mine.unit_names[i]} vs {theirs.unit_names[j]}",
+            "attacker": mine.units[i], "defender": theirs.units[j],
+            "engagement": {**mine.engagement, "charger": CHARGERS[who]},
+            "simulation": mine.simulation, "rules": mine.rules,
+            "weapons": {**theirs.weapons, **mine.weapons}}
+    sources = {**theirs.weapon_sources, **mine.weapon_sources}
+    try:
+        return from_dict(data, mine.source, sources)
+    except ScenarioError as e:
+        raise _blamed(e, mine, i, theirs, j) from None
+
+
+def _blamed(error: ScenarioError, mine: Roster, i: int, theirs: Roster, j: int):
+    """A cell's error moved to the roster entry it is about: ``attacker...`` is MINE's unit
+    i, ``defender...`` THEIRS' unit j; other fields stay in MINE."""
+    cell = f" (in the cell {mine.unit_names[i]!r} vs {theirs.unit_names[j]!r})"
+    for side, roster, k in (("attacker", mine, i), ("defender", theirs, j)):
+        if error.source == mine.source and (error.field == side
+                                            or error.field.startswith(side + ".")):
+            return ScenarioError(error.message + cell, roster.source,
+                                 roster.wheres[k].path + error.field[len(side):])
+    return ScenarioError(error.message + cell, error.source, error.field)
