@@ -1,0 +1,296 @@
+"""Rosters and round robins: every cell equals `odds simulate` of its pair bit for bit, who
+charges, the ranking's arithmetic on a hand-made grid, outputs, and mistakes named where
+they were written."""
+from __future__ import annotations
+
+import json
+import math
+import textwrap
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import odds
+from odds.analysis.roster_file import as_roster
+from odds.analysis.round_robin import Z95, RoundRobin
+from odds.cli import main
+from odds.errors import ScenarioError
+from odds.packs import listing
+from tests.test_packs import PACK
+
+MINE = """\
+ruleset = "wh40k3"
+name = "Orks"
+packs = ["army.toml"]
+
+[[units]]
+unit = "Ork Boyz"
+
+[[units]]
+unit = "Ork Boyz"
+name = "Big mob"
+set = { "models[Boy].count" = 30 }
+
+[[units]]
+name = "Grots"
+[[units.models]]
+name = "Grot"
+count = 15
+points = 3
+profile = { WS = 2, S = 2, T = 2, W = 1, I = 2, A = 1, Ld = 5, Sv = 6 }
+"""
+
+THEIRS = """\
+ruleset = "wh40k3"
+name = "Marines"
+packs = ["army.toml"]
+
+[[units]]
+unit = "Marines"
+
+[[units]]
+unit = "Marines"
+name = "Sergeant's squad"
+set = { "models[Space Marine].count" = 6 }
+"""
+
+
+@pytest.fixture
+def rosters(tmp_path):
+    (tmp_path / "army.toml").write_text(PACK, encoding="utf-8")
+    (tmp_path / "mine.toml").write_text(MINE, encoding="utf-8")
+    (tmp_path / "theirs.toml").write_text(THEIRS, encoding="utf-8")
+    return tmp_path / "mine.toml", tmp_path / "theirs.toml"
+
+
+def _scenario(mine, i, theirs, j, charger):
+    """The cell written as a scenario by hand: MINE's unit i attacks THEIRS' unit j."""
+    return odds.from_dict({"ruleset": "wh40k3", "attacker": as_roster(mine).units[i],
+                           "defender": as_roster(theirs).units[j],
+                           "engagement": {"charger": charger}})
+
+
+def _same(a, b) -> None:
+    assert a.trials == b.trials and a.seed == b.seed
+    assert np.array_equal(a.tally.outcomes, b.tally.outcomes)
+    for column, histogram in a.tally.by_winner.items():
+        assert np.array_equal(histogram, b.tally.by_winner[column]), column
+
+
+def test_every_cell_is_the_simulation_of_its_pair(rosters):
+    mine, theirs = rosters
+    robin = odds.roster(mine, theirs, both_ways=True, trials=4000, seed=7, quiet=True)
+    assert len(robin.frame) == 3 * 2 * 2
+    assert list(robin.frame["charger"]).count("theirs") == 6
+    for (unit, label), result in robin.comparison.results.items():
+        i = as_roster(mine).unit_names.index(unit)
+        them = label.rsplit(" (", 1)[0]
+        j = as_roster(theirs).unit_names.index(them)
+        charger = "defender" if label.endswith("(they charge)") else "attacker"
+        _same(result, odds.simulate(_scenario(mine, i, theirs, j, charger), trials=4000,
+                                    seed=7, quiet=True))
+    row = robin.frame.iloc[0]
+    assert (row["variant"], row["opponent"], row["charger"]) == ("Ork Boyz", "Marines", "mine")
+
+
+def test_a_list_against_itself_plays_every_ordered_pair(rosters):
+    mine, _ = rosters
+    robin = odds.roster(mine, trials=500, quiet=True)
+    pairs = list(zip(robin.frame["variant"], robin.frame["opponent"]))
+    names = as_roster(mine).unit_names
+    assert sorted(pairs) == sorted((a, b) for a in names for b in names)
+    assert set(robin.frame["charger"]) == {"mine"}
+    rank = robin.ranking()
+    assert set(rank["cells"]) == {2}  # a unit's fight with its own copy is not ranked
+    rating = robin.rating()
+    assert math.isfinite(rating.charge_advantage)  # every pair was played both ways round
+
+
+def test_precision_cells_are_the_simulations_too(rosters):
+    mine, theirs = rosters
+    robin = odds.roster(mine, theirs, precision=0.02, quiet=True)
+    for (unit, them), result in robin.comparison.results.items():
+        alone = odds.simulate(_scenario(mine, as_roster(mine).unit_names.index(unit), theirs,
+                                        as_roster(theirs).unit_names.index(them), "attacker"),
+                              precision=0.02, quiet=True)
+        _same(result, alone)
+
+
+def test_ranking_arithmetic_on_a_hand_made_grid():
+    """Two units against two opponents: the means, the interval (mean +- 1.96 x the mean
+    standard error), points ratio summed over cells and wins per 100 points."""
+    frame = pd.DataFrame({
+        "variant": ["A", "A", "B", "B"], "opponent": ["X", "Y", "X", "Y"],
+        "charger": ["mine"] * 4, "trials": [1000, 1000, 4000, 4000],
+        "attacker_wins": [0.8, 0.6, 0.3, 0.1], "defender_wins": [0.1, 0.3, 0.6, 0.8],
+        "attacker_points": [100.0, 100.0, 50.0, 50.0],
+        "points_destroyed": [80.0, 40.0, 10.0, 5.0], "points_lost": [20.0, 20.0, 30.0, 45.0]})
+    mine = SimpleNamespace(unit_names=["A", "B"], name="Mine")
+    theirs = SimpleNamespace(unit_names=["X", "Y"], name="Theirs")
+    robin = RoundRobin(mine, theirs, False, SimpleNamespace(name="grid"), frame)
+    rank = robin.ranking().set_index("unit")
+    assert list(rank.index) == ["A", "B"]
+    se_a = (math.sqrt(0.8 * 0.2 / 1000) + math.sqrt(0.6 * 0.4 / 1000)) / 2
+    assert rank.loc["A", "win"] == pytest.approx(0.7, abs=1e-15)
+    assert rank.loc["A", "win_low"] == pytest.approx(0.7 - Z95 * se_a, abs=1e-15)
+    assert rank.loc["A", "win_high"] == pytest.approx(0.7 + Z95 * se_a, abs=1e-15)
+    assert rank.loc["B", "loss"] == pytest.approx(0.7, abs=1e-15)
+    assert rank.loc["A", "points_ratio"] == pytest.approx(120 / 40, abs=1e-15)
+    assert rank.loc["B", "points_ratio"] == pytest.approx(15 / 75, abs=1e-15)
+    assert rank.loc["A", "wins_per_100_points"] == pytest.approx(0.7, abs=1e-15)
+    assert rank.loc["B", "wins_per_100_points"] == pytest.approx(0.4, abs=1e-15)
+    # the rating: one list always charged, so no charge advantage; A above B
+    assert rank.loc["A", "elo"] > rank.loc["B", "elo"]
+    assert math.isnan(robin.rating().charge_advantage)
+
+
+def test_the_interval_covers_however_the_cells_are_correlated():
+    """Identical cells (fully correlated): the interval of the mean is the cells' own."""
+    p, n = 0.3, 2500
+    frame = pd.DataFrame({"variant": ["A"] * 3, "opponent": ["X", "Y", "Z"],
+                          "charger": ["mine"] * 3, "trials": [n] * 3,
+                          "attacker_wins": [p] * 3, "defender_wins": [1 - p] * 3,
+                          "attacker_points": [np.nan] * 3, "points_destroyed": [np.nan] * 3,
+                          "points_lost": [np.nan] * 3})
+    robin = RoundRobin(SimpleNamespace(unit_names=["A"], name="M"),
+                       SimpleNamespace(unit_names=["X", "Y", "Z"], name="T"), False,
+                       SimpleNamespace(name="g"), frame)
+    rank = robin.ranking().iloc[0]
+    half = Z95 * math.sqrt(p * (1 - p) / n)
+    assert (rank["win_low"], rank["win_high"]) == pytest.approx((p - half, p + half), abs=1e-15)
+    assert math.isnan(rank["points_ratio"]) and math.isnan(rank["wins_per_100_points"])
+
+
+def test_the_roster_example_of_a_blood_angels_list_loads():
+    """The documented roster form: bundled units as they are, a loadout by `set`, and a
+    unit written inline."""
+    data = {"ruleset": "wh40k3", "name": "Blood Angels assault elements", "packs": [],
+            "units": [{"unit": "Assault Squad"},
+                      {"unit": "Assault Squad", "name": "Assault Squad (fist)",
+                       "set": {"models[Veteran Sergeant].equipment":
+                               ["bolt pistol", "power fist", "frag grenades"]}},
+                      {"name": "Death Company",
+                       "models": [{"name": "Death Company Marine", "count": 8, "points": 20,
+                                   "profile": {"WS": 4, "S": 4, "T": 4, "W": 1, "I": 4,
+                                               "A": 2, "Ld": 10, "Sv": 3},
+                                   "equipment": ["bolt pistol", "chainsword"]}]}]}
+    roster = as_roster(data)
+    assert roster.unit_names == ["Assault Squad", "Assault Squad (fist)", "Death Company"]
+    fist = next(g for g in roster.units[1]["models"] if g["name"] == "Veteran Sergeant")
+    assert "power fist" in fist["equipment"]
+    robin = odds.roster(roster, trials=300, quiet=True)
+    assert len(robin.frame) == 9
+
+
+def test_outputs(rosters, tmp_path, capsys):
+    mine, theirs = rosters
+    csv, png = tmp_path / "cells.csv", tmp_path / "grid.png"
+    assert main(["roster", str(mine), str(theirs), "--both-ways", "--trials", "300",
+                 "--csv", str(csv), "--plot", str(png), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "Orks vs Marines  [wh40k3]" in out and "ranking" in out and "rating:" in out
+    assert "Marines (they charge)" in out
+    frame = pd.read_csv(csv)
+    assert len(frame) == 12 and {"variant", "opponent", "charger", "attacker_wins_diff",
+                                 "identical_to", "points_ratio"} <= set(frame.columns)
+    assert png.stat().st_size > 10_000
+    assert main(["roster", str(mine), "--json", "--trials", "200", "--quiet"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["mine"] == data["theirs"] == "Orks" and len(data["rows"]) == 9
+    assert [r["unit"] for r in data["ranking"]] and data["rating"]["units"]
+    robin = odds.roster(mine, theirs, trials=200, quiet=True)
+    assert "RoundRobin 'Orks vs Marines'" in repr(robin)
+    assert "<h4>" in robin._repr_html_() and robin.to_csv().count("\n") == 7
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--both-ways"], "--both-ways: a list played against itself"),
+    (["--baseline", "Nobody"], "--baseline: "),
+    (["--metric", "nothing", "--plot", "x.png"], "--metric: no column 'nothing'"),
+])
+def test_cli_mistakes_in_options(rosters, capsys, args, words, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    mine, _ = rosters
+    assert main(["roster", str(mine), *args, "--trials", "10"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and words in err
+
+
+def test_cli_wrong_kind_of_file(rosters, capsys):
+    mine, _ = rosters
+    scenario = str(odds.__path__[0]).replace("odds", "data/scenarios/wh40k3_ten_vs_ten.toml")
+    assert main(["roster", scenario]) == 2
+    assert "is a scenario file, not a roster" in capsys.readouterr().err
+    assert main(["simulate", str(mine)]) == 2
+    assert "is a roster file, not a scenario" in capsys.readouterr().err
+
+
+def _written(tmp_path, name, text):
+    (tmp_path / "army.toml").write_text(PACK, encoding="utf-8")
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("theirs_text, field, words", [
+    (THEIRS + '[engagement]\npursue = false\n', "engagement", "differs from the first"),
+    (THEIRS.replace('unit = "Marines"\n\n', 'unit = "Marines"\nin_cover = 3\n\n', 1),
+     "units[0].in_cover", "must be true or false"),
+    (THEIRS.replace('"models[Space Marine].count" = 6', '"models[Space Marine].count" = 0'),
+     'units[1].set."models[Space Marine].count"', "must be from 1"),
+    (THEIRS.replace('name = "Sergeant\'s squad"', 'name = "Marines"'), "units[1].name",
+     "need different names"),
+])
+def test_mistakes_in_the_other_roster(tmp_path, theirs_text, field, words):
+    mine = _written(tmp_path, "mine.toml", MINE)
+    theirs = _written(tmp_path, "theirs.toml", theirs_text)
+    with pytest.raises(ScenarioError) as e:
+        odds.roster(mine, theirs, trials=10, quiet=True)
+    assert (e.value.source, e.value.field) == (str(theirs), field)
+    assert words in e.value.message
+
+
+def test_both_lists_play_one_ruleset(tmp_path):
+    mine = _written(tmp_path, "mine.toml", MINE)
+    theirs = _written(tmp_path, "theirs.toml", 'ruleset = "whfb8"\n[[units]]\nunit = '
+                      f'"{listing("whfb8")[0]["unit"]}"\n')
+    with pytest.raises(ScenarioError) as e:
+        odds.roster(mine, theirs, trials=10, quiet=True)
+    assert (e.value.source, e.value.field) == (str(theirs), "ruleset")
+    assert "both lists play one ruleset" in e.value.message
+
+
+def test_a_cell_mistake_is_blamed_on_the_unit(tmp_path):
+    """An unknown weapon is found when the cell is checked: it is named in the roster entry
+    of the unit that carries it, with the cell."""
+    mine = _written(tmp_path, "mine.toml", MINE.replace('count = 15\npoints = 3\n',
+                                                         'count = 15\npoints = 3\nequipment = '
+                                                         '["grot blasta"]\n'))
+    with pytest.raises(ScenarioError) as e:
+        odds.roster(mine, trials=10, quiet=True)
+    assert (e.value.source, e.value.field) == (str(mine), "units[2].models[0].equipment[0]")
+    assert "unknown weapon 'grot blasta'" in e.value.message and "in the cell" in e.value.message
+
+
+@pytest.mark.parametrize("text, field, words", [
+    ('ruleset = "wh40k3"\nunits = []\n', "units", "at least one unit"),
+    ('ruleset = "wh40k3"\n[[units]]\nunit = "Nobody"\n', "units[0].unit", "unknown unit"),
+    ('ruleset = "wh40k3"\nwhat = 1\n[[units]]\nunit = "Marines"\n', "what", "unknown key"),
+    ('ruleset = "wh40k3"\n[[units]]\nname = "A"\n', "units[0].models", "is required"),
+])
+def test_mistakes_in_a_roster(tmp_path, text, field, words):
+    path = _written(tmp_path, "mine.toml", text.replace('ruleset = "wh40k3"\n',
+                                                        'ruleset = "wh40k3"\npacks = ["army.toml"]\n'))
+    with pytest.raises(ScenarioError) as e:
+        as_roster(path)
+    assert (e.value.source, e.value.field) == (str(path), field)
+    assert words in e.value.message
+
+
+def test_bad_arguments():
+    with pytest.raises(TypeError, match="mine must be a roster"):
+        odds.roster(3)
+    with pytest.raises(ScenarioError, match="must be true or false"):
+        odds.roster({"ruleset": "wh40k3", "units": [{"unit": "x"}]}, both_ways="yes")
