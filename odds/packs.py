@@ -192,5 +192,6 @@ def check_pack(path: str) -> tuple[str, int]:
 
     at = s.Where(str(path), "ruleset")
     ruleset = get_ruleset(s.text(read_toml(path).get("ruleset"), at), at).id
-    rows = listing(ruleset, [str(Path(path).resolve())])
-    return ruleset, sum(r["pack"] != "the bundled pack" for r in rows)
+    file = str(Path(path).resolve())
+    listing(ruleset, [file])
+    return ruleset, len(read_pack(file, ruleset, s.Where(str(path), "")))

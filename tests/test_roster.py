@@ -191,7 +191,7 @@ def test_outputs(rosters, tmp_path, capsys):
                  "--csv", str(csv), "--plot", str(png), "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "Orks vs Marines  [wh40k3]" in out and "ranking" in out and "rating:" in out
-    assert "Marines (they charge)" in out
+    assert "P(the unit wins), Marines charging" in out
     frame = pd.read_csv(csv)
     assert len(frame) == 12 and {"variant", "opponent", "charger", "attacker_wins_diff",
                                  "identical_to", "points_ratio"} <= set(frame.columns)

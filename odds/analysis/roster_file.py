@@ -15,7 +15,7 @@ from pathlib import Path
 from odds import packs as pack_files
 from odds.core import schema as s
 from odds.core.data import read_toml
-from odds.scenario import _distinct_names, unit_table, weapon_entries
+from odds.scenario import SIMULATION, _distinct_names, unit_table, weapon_entries
 
 MAX_ROSTER_UNITS = 100  # units a roster lists (a round robin of two has up to 20,000 cells)
 SHARED = ("engagement", "simulation", "rules")  # tables the first roster gives every cell
@@ -100,15 +100,20 @@ def _unit_list(value, where: s.Where) -> list:
 
 def check_pair(mine: Roster, theirs: Roster) -> None:
     """Two rosters that play each other: one ruleset, and THEIRS' shared tables either
-    absent or the same as MINE's (MINE's apply to every cell; nothing is dropped unsaid);
-    a weapon both define must be the same entry."""
+    absent or the same as MINE's once defaults are filled in (MINE's apply to every cell;
+    nothing is dropped unsaid); a weapon both define must be the same entry."""
+    from odds.rulesets import get_ruleset
+
     where = s.Where(theirs.source, "")
     if theirs.ruleset != mine.ruleset:
         raise (where / "ruleset").error(f"is {theirs.ruleset}, but {mine.source} is a "
                                         f"{mine.ruleset} roster: both lists play one ruleset")
+    rules = get_ruleset(mine.ruleset)
+    specs = {"engagement": rules.engagement, "rules": rules.rules, "simulation": SIMULATION}
     for key in SHARED:
         own = getattr(theirs, key)
-        if own and own != getattr(mine, key):
+        if own and _filled(own, specs[key], where / key) != _filled(
+                getattr(mine, key), specs[key], s.Where(mine.source, key)):
             raise (where / key).error(f"differs from the first roster's [{key}] "
                                       f"({mine.source}), which applies to every cell: remove "
                                       "it here, or make the two the same")
@@ -117,6 +122,12 @@ def check_pair(mine: Roster, theirs: Roster) -> None:
             raise (where / "weapons" / name).error(
                 f"is defined differently in {mine.weapon_sources[name]}: a weapon name means "
                 "one entry in a round robin")
+
+
+def _filled(table: dict, spec: dict, where: s.Where) -> dict:
+    """A shared table with its defaults filled in (``pursue = true`` written or not is the
+    same table); a mistake in it is named where it was written."""
+    return s.fields(table, spec, where)
 
 
 def _stem(source: str) -> str:

@@ -182,11 +182,18 @@ class RoundRobin:
                  f"{theirs.name if self.theirs else 'itself'} "
                  f"({report.count(len(theirs.units), 'unit')}); {who}",
                  report.runs(list(f["trials"]), int(f["seed"].iloc[0]), "cell", self.precision,
-                             list(f["precision_met"])), "",
-                 f"P(the unit wins): rows are the units of {mine.name}, columns the opponents"]
-        grid = self.table()
-        rows = [[unit] + list(grid.loc[unit]) for unit in grid.index]
-        lines += report.table(rows, ["unit"] + list(grid.columns))
+                             list(f["precision_met"]))]
+        for charger, cells in f.groupby("charger", sort=False):
+            charging = mine.name if charger == "mine" else theirs.name
+            lines += ["", f"P(the unit wins), {charging} charging: rows are the units of "
+                          f"{mine.name}, columns the opponents"]
+            text = cells.apply(lambda r: report.with_interval(
+                r["attacker_wins"], r["attacker_wins_low"], r["attacker_wins_high"]), axis=1)
+            grid = (cells.assign(cell=text)
+                    .pivot(index="variant", columns="opponent", values="cell")
+                    .reindex(index=mine.unit_names, columns=theirs.unit_names))
+            rows = [[unit] + list(grid.loc[unit]) for unit in grid.index]
+            lines += report.table(rows, ["unit"] + list(grid.columns))
         lines += ["", "ranking (mean over the opponents" + (", not counting a unit's fights "
                   "with its own copy" if self.theirs is None else "") + "):"]
         rank = self.ranking()
