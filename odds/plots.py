@@ -475,14 +475,17 @@ def ranking_bars(robin, ax=None):
 
 
 def round_robin_figure(robin, metric: str = "attacker_wins"):
-    """The heatmap of one metric beside the ranking, in one figure."""
+    """A round robin's heatmap of one metric (one per side charging, stacked) beside the
+    ranking, in one figure."""
     import matplotlib.pyplot as plt
 
-    rows, columns = len(robin.mine.units), len(robin.comparison.opponents)
-    fig = plt.figure(figsize=(2.2 * columns + 11, max(0.8 * rows + 2.6, 0.55 * rows + 2.6)),
-                     layout="constrained")
+    chargers = list(dict.fromkeys(robin.frame["charger"]))
+    rows, columns = len(robin.mine.units), len(robin.opponents.units)
+    height = len(chargers) * (0.8 * rows + 2.4)
+    fig = plt.figure(figsize=(2.2 * columns + 11, height), layout="constrained")
     left, right = fig.subfigures(1, 2, width_ratios=[2.2 * columns + 3.5, 7.5])
-    robin.heatmap(metric, ax=left.subplots())
+    for charger, ax in zip(chargers, np.atleast_1d(left.subplots(len(chargers), 1))):
+        robin.heatmap(metric, ax=ax, charger=charger)
     robin.plot_ranking(ax=right.subplots())
     return fig
 

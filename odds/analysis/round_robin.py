@@ -125,11 +125,25 @@ class RoundRobin:
         one probability, as "p% [low, high]"."""
         return self.comparison.table(metric).rename_axis(index="unit", columns="opponent")
 
-    def heatmap(self, metric: str = "attacker_wins", ax=None):
-        """MINE's units x the opponents coloured by one column of the frame; returns the Axes."""
+    def heatmap(self, metric: str = "attacker_wins", ax=None, charger: str | None = None):
+        """MINE's units x the opponents coloured by one column of the frame, for the cells
+        where ``charger`` ("mine" or "theirs"; default: the first played) charges; returns
+        the Axes."""
+        from types import SimpleNamespace
+
         from odds.plots import comparison_heatmap
 
-        return comparison_heatmap(self.comparison, metric, ax=ax,
+        chargers = list(dict.fromkeys(self.frame["charger"]))
+        charger = chargers[0] if charger is None else charger
+        if charger not in chargers:
+            raise ValueError(f"charger must be one of {chargers} (who charged in this round "
+                             f"robin), got {charger!r}")
+        cells = self.frame[self.frame["charger"] == charger]
+        who = self.mine.name if charger == "mine" else self.opponents.name
+        view = SimpleNamespace(frame=cells, variants=self.mine.unit_names,
+                               opponents=self.opponents.unit_names,
+                               name=f"{self.name}, {who} charging")
+        return comparison_heatmap(view, metric, ax=ax,
                                   axes=(f"{self.mine.name} (unit)",
                                         f"{self.opponents.name} (opponent)"))
 
@@ -202,7 +216,8 @@ class RoundRobin:
         head = ["unit", "win", "loss"] + [c.replace("_", " ") for c in shown]
         body = [[r["unit"], report.with_interval(r["win"], r["win_low"], r["win_high"]),
                  report.percent(r["loss"])]
-                + [report.number(r[c], 0 if c in ("points", "elo") else 2) for c in shown]
+                + [f"{r[c]:.0f} [{r['elo_low']:.0f}, {r['elo_high']:.0f}]" if c == "elo"
+                   else report.number(r[c], 0 if c == "points" else 2) for c in shown]
                 for r in rank.to_dict("records")]
         lines += report.table(body, head)
         rating = self.rating()
