@@ -81,8 +81,11 @@ def from_dict(data: dict, source: str = "<python>") -> Roster:
     _distinct_names([u["name"] for u in units], top / "units", "units")
     weapons, sources = weapon_entries(spec["weapons"], top / "weapons")
     sources = {name: sources.get(name, source) for name in weapons}
-    return Roster(spec["name"], ruleset, units, wheres, spec["engagement"], spec["simulation"],
-                  spec["rules"], weapons, sources, source)
+    roster = Roster(spec["name"], ruleset, units, wheres, spec["engagement"],
+                    spec["simulation"], spec["rules"], weapons, sources, source)
+    for key in SHARED:  # checked now; the cells take them as written
+        _filled(roster, key)
+    return roster
 
 
 def _as_written(value, where: s.Where):
@@ -102,18 +105,13 @@ def check_pair(mine: Roster, theirs: Roster) -> None:
     """Two rosters that play each other: one ruleset, and THEIRS' shared tables either
     absent or the same as MINE's once defaults are filled in (MINE's apply to every cell;
     nothing is dropped unsaid); a weapon both define must be the same entry."""
-    from odds.rulesets import get_ruleset
-
     where = s.Where(theirs.source, "")
     if theirs.ruleset != mine.ruleset:
         raise (where / "ruleset").error(f"is {theirs.ruleset}, but {mine.source} is a "
                                         f"{mine.ruleset} roster: both lists play one ruleset")
-    rules = get_ruleset(mine.ruleset)
-    specs = {"engagement": rules.engagement, "rules": rules.rules, "simulation": SIMULATION}
     for key in SHARED:
         own = getattr(theirs, key)
-        if own and _filled(own, specs[key], where / key) != _filled(
-                getattr(mine, key), specs[key], s.Where(mine.source, key)):
+        if own and _filled(theirs, key) != _filled(mine, key):
             raise (where / key).error(f"differs from the first roster's [{key}] "
                                       f"({mine.source}), which applies to every cell: remove "
                                       "it here, or make the two the same")
@@ -124,10 +122,16 @@ def check_pair(mine: Roster, theirs: Roster) -> None:
                 "one entry in a round robin")
 
 
-def _filled(table: dict, spec: dict, where: s.Where) -> dict:
-    """A shared table with its defaults filled in (``pursue = true`` written or not is the
-    same table); a mistake in it is named where it was written."""
-    return s.fields(table, spec, where)
+def _filled(roster: Roster, key: str) -> dict:
+    """One of the roster's shared tables checked, with its defaults filled in (``pursue =
+    true`` written or not is the same table); a mistake is named where it was written."""
+    from odds.rulesets import get_ruleset
+
+    rules = get_ruleset(roster.ruleset)
+    spec = {"engagement": rules.engagement, "rules": rules.rules,
+            "simulation": {**SIMULATION, "max_rounds": (SIMULATION["max_rounds"][0],
+                                                        rules.default_max_rounds)}}[key]
+    return s.fields(getattr(roster, key), spec, s.Where(roster.source, key))
 
 
 def _stem(source: str) -> str:
