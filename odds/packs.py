@@ -167,18 +167,15 @@ def listing(ruleset: str, files=(), source: str = "<arguments>") -> list[dict]:
     scenario side would be: name, models, points (None when the pack gives none), the book
     and the pack file. What ``odds units RULESET`` prints."""
     from odds.rulesets import get_ruleset
-    from odds.scenario import Scenario, _unit
+    from odds.scenario import Scenario, _unit, check_alone
 
     rules = get_ruleset(ruleset)
     packs = for_file(ruleset, list(files) or None, source, s.Where(source, "--pack"))
     rows = []
     for unit in packs.entries().values():
         side = _unit(copy.deepcopy(unit.data), rules, unit.where, packs)
-        try:
-            points = rules.points(Scenario(ruleset, side, side), "attacker")
-        except KeyError as e:  # an item no catalogue has
-            raise (unit.where / "models").error(
-                f"unknown equipment {e.args[0]!r} (see `odds weapons {ruleset}`)") from None
+        check_alone(unit.data, ruleset, unit.where)
+        points = rules.points(Scenario(ruleset, side, side), "attacker")
         models = ", ".join(f"{g.count} {g.name}" for g in side.models)
         rows.append({"unit": unit.name, "models": models, "points": points,
                      "source": unit.source_book, "pack": _shown_file(unit.where.source)})

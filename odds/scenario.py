@@ -14,6 +14,7 @@ from typing import Any
 
 from odds.core import schema as s
 from odds.core.data import beside, read_toml
+from odds.errors import ScenarioError
 
 SIDES = ("attacker", "defender")
 
@@ -361,6 +362,40 @@ def unit_table(data: Any, ruleset: str, where: s.Where, packs) -> dict:
         data = packs.expand(data, where, lambda table, at: _unit(table, rules, at, packs))
     _unit(data, rules, where, packs)
     return data
+
+
+def check_alone(table: dict, ruleset: str, where: s.Where, weapons: dict | None = None,
+                weapon_sources: dict[str, str] | None = None) -> None:
+    """A unit table checked as a scenario checks its sides (equipment known and usable, the
+    ruleset's cross-field checks), in a scenario against a copy of itself, each copy
+    charging in turn; a mistake is named in the table (``where``). A mistake that follows
+    the charger (the same field of whichever copy charges) is about charging, not the unit:
+    a unit that may not charge is still a unit, refused only in the cells where it would."""
+    found = []
+    for charger in SIDES:
+        data = {"ruleset": ruleset, "attacker": table, "defender": table,
+                "engagement": {"charger": charger}, "weapons": weapons or {}}
+        try:
+            from_dict(data, "<unit>", weapon_sources)
+            return
+        except ScenarioError as e:
+            found.append((_in_side(e, charger), e))
+    (at_charger, first), (again, _) = found
+    if at_charger is not None and at_charger == again:
+        return
+    for side in SIDES:
+        within = _in_side(first, side)
+        if within is not None:
+            raise ScenarioError(first.message, where.source, where.path + within[0]) from None
+    raise first
+
+
+def _in_side(error: ScenarioError, side: str) -> tuple[str, str] | None:
+    """Where in ``side`` a mirror scenario's error is (``.models[0].count``; "" for the side
+    itself) and its message; None when it is elsewhere."""
+    if error.source == "<unit>" and (error.field == side or error.field.startswith(side + ".")):
+        return error.field[len(side):], error.message
+    return None
 
 
 def _unit(data: Any, rules, where: s.Where, packs, default_name=s.REQUIRED) -> Side:

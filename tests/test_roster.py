@@ -262,16 +262,31 @@ def test_both_lists_play_one_ruleset(tmp_path):
     assert "both lists play one ruleset" in e.value.message
 
 
-def test_a_cell_mistake_is_blamed_on_the_unit(tmp_path):
-    """An unknown weapon is found when the cell is checked: it is named in the roster entry
-    of the unit that carries it, with the cell."""
+def test_a_unit_mistake_is_found_when_the_roster_is_read(tmp_path):
+    """An unknown weapon is named in the roster entry of the unit that carries it, before
+    any cell is built."""
     mine = _written(tmp_path, "mine.toml", MINE.replace('count = 15\npoints = 3\n',
                                                          'count = 15\npoints = 3\nequipment = '
                                                          '["grot blasta"]\n'))
     with pytest.raises(ScenarioError) as e:
-        odds.roster(mine, trials=10, quiet=True)
+        as_roster(mine)
     assert (e.value.source, e.value.field) == (str(mine), "units[2].models[0].equipment[0]")
-    assert "unknown weapon 'grot blasta'" in e.value.message and "in the cell" in e.value.message
+    assert "unknown weapon 'grot blasta'" in e.value.message
+
+
+def test_a_cell_mistake_is_blamed_on_the_unit_and_the_cell(tmp_path):
+    """A d10skirmish fighter with 1 AP may be charged but may not charge (a charge costs 2
+    AP): the cells where it charges are refused, naming its roster entry and the cell."""
+    mine = _written(tmp_path, "mine.toml", 'ruleset = "d10skirmish"\n[[units]]\nunit = '
+                    '"Trooper"\nname = "Slow trooper"\nset = { "models[Trooper].profile.AP" = 1 }\n')
+    as_roster(mine)  # a unit that cannot charge is still a unit
+    theirs = _written(tmp_path, "theirs.toml", 'ruleset = "d10skirmish"\n[[units]]\nunit = '
+                      '"Sniper"\n')
+    odds.roster(theirs, mine, trials=10, quiet=True)  # it is charged: fine
+    with pytest.raises(ScenarioError) as e:
+        odds.roster(mine, theirs, trials=10, quiet=True)
+    assert e.value.source == str(mine) and e.value.field.startswith("units[0]")
+    assert "in the cell 'Slow trooper' vs 'Sniper'" in e.value.message
 
 
 @pytest.mark.parametrize("text, field, words", [

@@ -15,7 +15,8 @@ from pathlib import Path
 from odds import packs as pack_files
 from odds.core import schema as s
 from odds.core.data import read_toml
-from odds.scenario import SIMULATION, _distinct_names, unit_table, weapon_entries
+from odds.scenario import (SIMULATION, _distinct_names, check_alone, unit_table,
+                           weapon_entries)
 
 MAX_ROSTER_UNITS = 100  # units a roster lists (a round robin of two has up to 20,000 cells)
 SHARED = ("engagement", "simulation", "rules")  # tables the first roster gives every cell
@@ -81,6 +82,8 @@ def from_dict(data: dict, source: str = "<python>") -> Roster:
     _distinct_names([u["name"] for u in units], top / "units", "units")
     weapons, sources = weapon_entries(spec["weapons"], top / "weapons")
     sources = {name: sources.get(name, source) for name in weapons}
+    for unit, at in zip(units, wheres):
+        check_alone(unit, ruleset, at, weapons, sources)
     roster = Roster(spec["name"], ruleset, units, wheres, spec["engagement"],
                     spec["simulation"], spec["rules"], weapons, sources, source)
     for key in SHARED:  # checked now; the cells take them as written
