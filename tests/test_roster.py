@@ -14,7 +14,8 @@ import pytest
 
 import odds
 from odds.analysis.roster_file import as_roster
-from odds.analysis.round_robin import Z95, RoundRobin
+from odds.analysis.intervals import Z95
+from odds.analysis.round_robin import RoundRobin
 from odds.cli import main
 from odds.errors import ScenarioError
 from odds.packs import listing

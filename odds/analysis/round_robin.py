@@ -11,12 +11,13 @@ the same opponent, so a cell equals ``odds.simulate`` of its scenario bit for bi
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from odds.analysis import report
 from odds.analysis.compare import Comparison, play_grid, records
+from odds.analysis.intervals import Z95
 from odds.analysis.rating import bradley_terry
 from odds.analysis.roster_file import Roster, as_roster, check_pair
 from odds.api import MAX_TRIALS, check_arguments
@@ -24,7 +25,6 @@ from odds.core import schema as s
 from odds.errors import ScenarioError
 from odds.scenario import from_dict
 
-Z95 = 1.959963984540054
 CHARGERS = {"mine": "attacker", "theirs": "defender"}  # who charges -> engagement.charger
 
 
@@ -39,6 +39,7 @@ class RoundRobin:
     comparison: Comparison  # the grid as played (opponents labelled with who charges)
     frame: object
     precision: float | None = None
+    _fitted: list = field(default_factory=list, init=False, repr=False)  # the rating, once
 
     @property
     def name(self) -> str:
@@ -94,6 +95,11 @@ class RoundRobin:
         In a list played against itself each unit is rated once; against another list both
         lists' units are rated on one scale. None when no cell counts (a list of one unit
         played against itself)."""
+        if not self._fitted:
+            self._fitted.append(self._fit())
+        return self._fitted[0]
+
+    def _fit(self):
         f = self._ranked_cells()
         if f.empty:
             return None
