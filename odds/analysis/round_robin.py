@@ -148,7 +148,8 @@ class RoundRobin:
         who = self.mine.name if charger == "mine" else self.opponents.name
         view = SimpleNamespace(frame=cells, variants=self.mine.unit_names,
                                opponents=self.opponents.unit_names,
-                               name=f"{self.name}, {who} charging")
+                               name=self.name if self.theirs is None else
+                               f"{self.name}, {who} charging")
         return comparison_heatmap(view, metric, ax=ax,
                                   axes=(f"{self.mine.name} (unit)",
                                         f"{self.opponents.name} (opponent)"))
