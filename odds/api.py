@@ -5,7 +5,7 @@ import math
 from pathlib import Path
 
 from odds.analysis.result import Result
-from odds.core import runner
+from odds.core import distributed, runner
 from odds.core import schema as s
 from odds.rulesets import get_ruleset
 from odds.scenario import SIMULATION, Scenario, as_scenario
@@ -17,7 +17,7 @@ MAX_TRIALS = 100_000_000  # the default trial cap of a precision run
 def simulate(scenario: Scenario | dict | str | Path, *, trials: int | None = None,
              seed: int | None = None, threads: int | None = None, keep_fights: bool = False,
              progress: bool = False, quiet: bool = False, precision: float | None = None,
-             max_trials: int | None = None) -> Result:
+             max_trials: int | None = None, client=None) -> Result:
     """Play the scenario's fights and return the :class:`Result`.
 
     ``scenario`` is a :class:`Scenario`, TOML-shaped data (a dict, as :func:`odds.from_dict`
@@ -37,27 +37,55 @@ def simulate(scenario: Scenario | dict | str | Path, *, trials: int | None = Non
     is then ignored); ``Result.precision_met`` says which. The batches are prefixes of one
     trial sequence, so the stopping point is deterministic for a seed, and ``keep_fights``
     keeps the rows of every batch.
+
+    With ``client`` (a ``dask.distributed.Client``, needs ``pip install "odds[dask]"``) the
+    fights are played on its cluster in blocks of trials, with the same numbers bit for bit
+    whatever the number of workers; ``threads`` is then the kernel threads of each task
+    (default: the worker's threads).
     """
     check_arguments(trials=trials, seed=seed, threads=threads, keep_fights=keep_fights,
                      progress=progress, quiet=quiet, precision=precision, max_trials=max_trials)
+    if client is not None:
+        distributed.check_client(client)
     scenario = as_scenario(scenario)
     trials = scenario.simulation["trials"] if trials is None else trials
     seed = scenario.simulation["seed"] if seed is None else seed
     scenario = scenario.replace(trials=trials, seed=seed)
     ruleset = get_ruleset(scenario.ruleset)
+    columns = ruleset.columns(scenario)
+    record = None
+    if precision is not None:
+        if max_trials is None:
+            max_trials = min(MAX_TRIALS, runner.most_kept_fights(ruleset, columns)) \
+                if keep_fights else MAX_TRIALS
+        record = runner.new_record(ruleset, max_trials, s.ARGUMENTS / "max_trials", columns) \
+            if keep_fights else None
+    if client is not None:
+        if precision is None and keep_fights:
+            record = runner.new_record(ruleset, trials, columns=columns)
+        return _on_cluster(client, scenario, threads, progress, quiet, precision,
+                           max_trials, record)
     plan = ruleset.compile(scenario)
     runner.set_threads(threads)
-    columns = ruleset.columns(scenario)
     show = {"progress": progress and not quiet, "notice": not quiet, "columns": columns}
     if precision is None:
         tally, record = runner.run(ruleset, plan, trials, seed, keep_fights=keep_fights, **show)
         return Result(scenario, tally, seed, record)
-    if max_trials is None:
-        max_trials = min(MAX_TRIALS, runner.most_kept_fights(ruleset, columns)) \
-            if keep_fights else MAX_TRIALS
-    record = runner.new_record(ruleset, max_trials, s.ARGUMENTS / "max_trials", columns) \
-        if keep_fights else None
     return _until_precise(scenario, ruleset, plan, seed, precision, max_trials, record, show)
+
+
+def _on_cluster(client, scenario, threads, progress, quiet, precision, max_trials,
+                record) -> Result:
+    """:func:`simulate` on a Dask cluster: the scenario as a grid of one cell whose trials
+    are cut into blocks (:func:`odds.analysis.paired.play`); ``record``, if given, is filled
+    block by block."""
+    from odds.analysis.paired import play  # paired builds on this module
+
+    played = play([scenario], [[0]], {}, seed=scenario.simulation["seed"],
+                  trials=scenario.simulation["trials"], precision=precision,
+                  max_trials=max_trials or MAX_TRIALS, threads=threads, progress=progress,
+                  quiet=quiet, client=client, records=None if record is None else {0: record})
+    return played.results[0]
 
 
 def check_arguments(where: s.Where = s.ARGUMENTS, **given) -> None:

@@ -110,7 +110,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _common(p: argparse.ArgumentParser, metric: bool = False) -> None:
-    """The options simulate, compare and sweep share."""
+    """The options simulate, compare, sweep and roster share."""
     from odds.scenario import SIMULATION
 
     trials, seed = SIMULATION["trials"][0], SIMULATION["seed"][0]
@@ -136,6 +136,9 @@ def _common(p: argparse.ArgumentParser, metric: bool = False) -> None:
                             "defender_wins, mean_rounds (default attacker_wins)")
     p.add_argument("--quiet", action="store_true",
                    help="no progress bar, no notice that a kernel is being compiled")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="play the fights on the Dask cluster of this scheduler, e.g. "
+                        "tcp://HOST:8786 (same numbers; needs pip install \"odds[dask]\")")
 
 
 def _checked(option: str, check, kind):
@@ -190,7 +193,23 @@ def _run_options(args) -> dict:
 
     return dict(trials=args.trials, seed=args.seed, threads=args.threads,
                 precision=args.precision, max_trials=args.max_trials or MAX_TRIALS,
-                progress=not args.quiet, quiet=args.quiet)
+                progress=not args.quiet, quiet=args.quiet, client=_client(args.scheduler))
+
+
+def _client(address: str | None):
+    """The Dask client of ``--scheduler``, closed when odds exits (None: play here)."""
+    if address is None:
+        return None
+    import atexit
+
+    from odds.core import distributed
+
+    try:
+        client = distributed.connect(address)
+    except (ImportError, ConnectionError, ValueError) as e:
+        raise UsageError(f"--scheduler: {e}") from None
+    atexit.register(client.close)
+    return client
 
 
 def _check_writable(option: str, path: Path) -> None:

@@ -212,7 +212,7 @@ def compare(base: Scenario | str | Path, variants: dict | None = None,
             opponents: dict | None = None, *, baseline: str | None = None,
             trials: int | None = None, seed: int | None = None, threads: int | None = None,
             precision: float | None = None, max_trials: int = MAX_TRIALS,
-            progress: bool = False, quiet: bool = False) -> Comparison:
+            progress: bool = False, quiet: bool = False, client=None) -> Comparison:
     """Simulate every variant against every opponent.
 
     ``base`` is a scenario (object or TOML path) or a comparison TOML file (with ``base``,
@@ -222,14 +222,14 @@ def compare(base: Scenario | str | Path, variants: dict | None = None,
     changes. Every cell uses the same seed (common random numbers), and each variant's
     difference from ``baseline`` (default: the first variant, or the file's ``baseline``) is
     measured on paired fights. ``precision`` and ``max_trials`` work per cell as in
-    :func:`odds.simulate`.
+    :func:`odds.simulate`, and so does ``client`` (a Dask cluster plays the cells).
     """
     for what, value in (("variants", variants), ("opponents", opponents)):
         _check_changes(what, value)
     if baseline is not None and not isinstance(baseline, str):
         raise TypeError(f"baseline must be the name of a variant, got {baseline!r}")
     options = dict(threads=threads, precision=precision, max_trials=max_trials,
-                   progress=progress, quiet=quiet)
+                   progress=progress, quiet=quiet, client=client)
     if isinstance(base, (str, Path)) and is_comparison(Path(base)):
         if variants is not None or opponents is not None:
             raise ScenarioError("a comparison file already lists its variants and opponents",
@@ -263,7 +263,7 @@ def _check_changes(what: str, value) -> None:
 
 
 def _grid(name, base, variants, opponents, baseline, baseline_source, *, trials, seed,
-          threads, precision, max_trials, progress, quiet) -> Comparison:
+          threads, precision, max_trials, progress, quiet, client=None) -> Comparison:
     check_arguments(s.Where("odds.compare", ""), trials=trials, seed=seed, threads=threads,
                     precision=precision, max_trials=max_trials, progress=progress, quiet=quiet)
     trials = base.simulation["trials"] if trials is None else trials
@@ -276,7 +276,7 @@ def _grid(name, base, variants, opponents, baseline, baseline_source, *, trials,
         scenario.name = f"{base.name}: {v} vs {o}"
     return play_grid(name, base.name, cells, baseline, trials=trials, seed=seed,
                      threads=threads, precision=precision, max_trials=max_trials,
-                     progress=progress, quiet=quiet)
+                     progress=progress, quiet=quiet, client=client)
 
 
 def play_grid(name: str, scenario_name: str, cells: dict, baseline: str, *, trials: int,
@@ -298,7 +298,8 @@ def play_grid(name: str, scenario_name: str, cells: dict, baseline: str, *, tria
     groups = [[index[v, o] for v in variants] for o in opponents]
     baselines = {index[v, o]: index[baseline, o] for v, o in keys if v != baseline}
     played = play(cells, groups, baselines, seed=seed, trials=trials, precision=precision,
-                  max_trials=max_trials, threads=threads, progress=progress, quiet=quiet)
+                  max_trials=max_trials, threads=threads, progress=progress, quiet=quiet,
+                  client=client)
     first = {}
     rows, results = [], {}
     for v in variants:  # rows variant by variant, as the grid reads

@@ -76,13 +76,13 @@ class Sweep:
 def sweep(scenario: Scenario | str | Path, path: str, values, *, trials: int | None = None,
           seed: int | None = None, threads: int | None = None,
           precision: float | None = None, max_trials: int = MAX_TRIALS,
-          progress: bool = False, quiet: bool = False) -> Sweep:
+          progress: bool = False, quiet: bool = False, client=None) -> Sweep:
     """Simulate the scenario once per value of ``path`` (e.g. "defender.models[0].count").
 
     One line: ``odds.sweep("squad.toml", "attacker.models[0].profile.WS", range(2, 7)).plot()``.
     ``values`` is a list, tuple, range or 1-d numpy array of distinct values. Every value uses
     the same seed (common random numbers), so the curve is smooth. Every point is checked
-    before any is run.
+    before any is run. ``client``: as in :func:`odds.simulate` (a Dask cluster plays them).
     """
     if not isinstance(path, str):
         raise TypeError(f"path must be a string such as 'defender.models[0].count', got "
@@ -113,7 +113,7 @@ def sweep(scenario: Scenario | str | Path, path: str, values, *, trials: int | N
               for value in values]
     played = play(points, [[i] for i in range(len(points))], {}, seed=seed, trials=trials,
                   precision=precision, max_trials=max_trials, threads=threads,
-                  progress=progress, quiet=quiet)
+                  progress=progress, quiet=quiet, client=client)
     rows = [{"parameter": path, "value": value,
              **row(result, get_ruleset(result.scenario.ruleset)),
              "precision_met": result.precision_met}

@@ -30,6 +30,20 @@ class Tally:
             self.by_winner[name] = _grow(self.by_winner[name], counts.shape) + counts
         self.trials += out.shape[1]
 
+    def merge(self, other: Tally) -> Tally:
+        """Fold another tally of the same columns in (e.g. another block of trials); integer
+        counts, so the order tallies are merged in does not matter. Returns self."""
+        if other.columns != self.columns:
+            raise ValueError(f"cannot merge tallies of different columns: {self.columns} and "
+                             f"{other.columns}")
+        self.outcomes = _added(self.outcomes, other.outcomes)
+        for name, counts in other.by_winner.items():
+            self.by_winner[name] = _added(self.by_winner[name], counts)
+        self.trials += other.trials
+        return self
+
+    __iadd__ = merge
+
     def histogram(self, column: str) -> np.ndarray:
         """Counts of each value of ``column`` (index = value), all winners together."""
         return self.by_winner[column].sum(axis=0)
@@ -37,6 +51,11 @@ class Tally:
     def mean(self, column: str) -> float:
         h = self.histogram(column)
         return float(np.arange(len(h)) @ h / max(1, h.sum()))
+
+
+def _added(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    shape = tuple(map(max, a.shape, b.shape))
+    return _grow(a, shape) + _grow(b, shape)
 
 
 def _grow(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
