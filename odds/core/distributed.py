@@ -15,7 +15,8 @@ from odds.core import runner
 
 CONNECT_TIMEOUT = 5.0  # seconds to reach the scheduler
 TASKS_PER_THREAD = 4  # blocks a run's stretch of trials is cut into, per worker thread
-SMALLEST_BLOCK = runner.CHUNK  # trials; a block is a whole number of these (or the rest)
+SMALLEST_BLOCK = runner.CHUNK  # trials; a block is a whole number of these (or the rest),
+# a multiple of paired.SEGMENT so that blocks cut at fingerprint segment edges
 NEEDS_DASK = 'running on a Dask cluster needs dask: pip install "odds[dask]"'
 
 _KERNELS = threading.Lock()  # one task at a time in a worker process enters the kernels
