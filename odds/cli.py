@@ -206,7 +206,7 @@ def _client(address: str | None):
 
     try:
         client = distributed.connect(address)
-    except (ImportError, ConnectionError, ValueError) as e:
+    except (ImportError, ConnectionError, ValueError) as e:  # no dask, no scheduler, no odds
         raise UsageError(f"--scheduler: {e}") from None
     atexit.register(client.close)
     return client

@@ -2,6 +2,7 @@
 workers and the block size, with precision, for comparisons and sweeps, with per-fight rows,
 and when a worker dies mid-run. Block merges (Tally, Pairing, Fingerprint) are checked here
 without a cluster."""
+import atexit
 import os
 import signal
 import sys
@@ -188,6 +189,31 @@ def test_a_worker_killed_mid_run_changes_nothing(client, small_blocks, monkeypat
     there = odds.simulate(path, trials=3_000_000, seed=4, progress=True, client=client)
     assert killed and killed[0] not in client.nthreads()  # that worker is gone
     assert same_result(odds.simulate(path, trials=3_000_000, seed=4, quiet=True), there)
+
+
+def test_cli_scheduler_plays_there_with_the_same_output(client, capsys, monkeypatch,
+                                                        marines_vs_boyz):
+    """The CLI's client is closed when odds exits (here: at the end of the test)."""
+    at_exit = []
+    monkeypatch.setattr(atexit, "register", at_exit.append)
+    options = ["simulate", str(marines_vs_boyz), "--trials", "20000", "--json"]
+    assert main(options) == 0
+    here = capsys.readouterr().out
+    assert main(options + ["--scheduler", client.scheduler.address]) == 0
+    assert capsys.readouterr().out == here
+    assert len(at_exit) == 1
+    at_exit[0]()
+
+
+def test_workers_of_another_odds_are_refused(client, capsys, monkeypatch, marines_vs_boyz):
+    monkeypatch.setattr(odds, "__version__", "0.0.1")  # this side only; the workers have theirs
+    words = "runs odds .*, this is odds 0.0.1: install the same odds on every worker"
+    with pytest.raises(RuntimeError, match=words):
+        odds.simulate(marines_vs_boyz, trials=10, client=client)
+    monkeypatch.setattr(atexit, "register", lambda close: pytest.fail("a client was kept"))
+    assert main(["simulate", str(marines_vs_boyz), "--scheduler", client.scheduler.address]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("odds: error: --scheduler: the Dask worker ")
 
 
 def test_client_must_be_a_dask_client(marines_vs_boyz):

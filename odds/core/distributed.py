@@ -15,7 +15,8 @@ from odds.core import runner
 
 CONNECT_TIMEOUT = 5.0  # seconds to reach the scheduler
 TASKS_PER_THREAD = 4  # blocks a run's stretch of trials is cut into, per worker thread
-SMALLEST_BLOCK = runner.CHUNK  # trials; a block is a whole number of these (or the rest)
+SMALLEST_BLOCK = runner.CHUNK  # trials; a block is a whole number of these (or the rest),
+# a multiple of paired.SEGMENT so that blocks cut at fingerprint segment edges
 NEEDS_DASK = 'running on a Dask cluster needs dask: pip install "odds[dask]"'
 
 _KERNELS = threading.Lock()  # one task at a time in a worker process enters the kernels
@@ -60,7 +61,35 @@ def connect(address: str, timeout: float = CONNECT_TIMEOUT):
         reason = (f"no answer within {timeout:g} s" if isinstance(e, asyncio.TimeoutError)
                   else e.strerror or str(e))
         raise ConnectionError(f"cannot reach a Dask scheduler at {address}: {reason}") from None
-    return Client(address, timeout=timeout, set_as_default=False)
+    client = Client(address, timeout=timeout, set_as_default=False)
+    try:
+        check_workers(client)
+    except RuntimeError as e:
+        client.close()
+        raise ConnectionError(str(e)) from None
+    return client
+
+
+def check_workers(client) -> None:
+    """Every worker of the cluster runs this version of odds, else RuntimeError (a worker
+    without odds would never run a block: the run would wait for ever)."""
+    from odds import __version__
+
+    try:
+        found = client.run(_odds_version)
+    except Exception as e:  # the worker's error, e.g. ModuleNotFoundError: No module named 'odds'
+        raise RuntimeError(f"the Dask workers cannot run odds ({e}): install odds "
+                           f"{__version__} on every worker") from None
+    for worker, version in sorted(found.items()):
+        if version != __version__:
+            raise RuntimeError(f"the Dask worker {worker} runs odds {version}, this is odds "
+                               f"{__version__}: install the same odds on every worker")
+
+
+def _odds_version() -> str:
+    from odds import __version__
+
+    return __version__
 
 
 def blocks(start: int, stop: int, threads: int) -> list[tuple[int, int]]:
@@ -91,6 +120,7 @@ class Blocks:
     def __init__(self, client, threads: int | None = None):
         from distributed import as_completed
 
+        check_workers(client)
         self.client, self.threads = client, threads
         self.size = sum(client.nthreads().values())  # worker threads now (results: the same)
         self._running = {}
