@@ -1,10 +1,11 @@
-"""A 10 x 10 wh40k3 grid played here and on a local Dask cluster: total time and overhead.
+"""A 10 x 10 wh40k3 round robin played here and on a local Dask cluster: total time and
+overhead.
 
     python benchmarks/bench_distributed.py [--trials N] [--passes K] [--workers W] [--big N]
 
-The grid is ``odds.compare`` of the ten-against-ten scenario with 6 to 15 attackers (the
-variants) against 6 to 15 defenders (the opponents): 100 cells of ``--trials`` fights each
-(default 100,000). It is played on this machine with 2 kernel threads, then on a
+The round robin is ``odds.roster`` of the bundled ten-unit wh40k3 roster against itself
+(data/rosters/wh40k3_ten_units.toml: every ordered pair of its ten units, 100 cells of
+``--trials`` fights each, default 100,000). It is played on this machine with 2 kernel threads, then on a
 ``LocalCluster`` of ``--workers`` worker processes of one thread each (default 2), passes
 alternating (the machine is shared); the median of ``--passes`` passes is printed, with the
 ratio cluster / local (the goal: under 1.2). Both are timed warm: kernels loaded, cluster
@@ -26,15 +27,13 @@ from odds.core.distributed import blocks
 import common
 
 SCENARIO = common.SCENARIO_DIR / "wh40k3_ten_vs_ten.toml"
-COUNTS = range(6, 16)
+ROSTER = common.SCENARIO_DIR.parent / "rosters" / "wh40k3_ten_units.toml"
+UNITS = 10
 
 
 def grid(trials: int, **run):
-    """The 100-cell grid: attackers 6..15 x defenders 6..15."""
-    return odds.compare(SCENARIO,
-                        {f"{n} veterans": {"attacker.models[0].count": n} for n in COUNTS},
-                        {f"{n} marines": {"defender.models[0].count": n} for n in COUNTS},
-                        trials=trials, seed=1, quiet=True, **run)
+    """The 100-cell round robin: ten units, every ordered pair."""
+    return odds.roster(ROSTER, trials=trials, seed=1, quiet=True, **run)
 
 
 def timed(play) -> tuple[float, object]:
@@ -70,8 +69,8 @@ def main() -> None:
     from distributed import Client, LocalCluster
 
     print(common.machine_line())
-    cells = len(COUNTS) ** 2
-    print(f"grid: {cells} cells ({len(COUNTS)} variants x {len(COUNTS)} opponents) of "
+    cells = UNITS ** 2
+    print(f"round robin: {cells} cells ({UNITS} units x {UNITS} opponents) of "
           f"{args.trials:,} fights = {cells * args.trials:,} fights; local: 2 threads; "
           f"cluster: {args.workers} worker processes x 1 thread; median of {args.passes} passes")
     start = time.perf_counter()
@@ -82,10 +81,10 @@ def main() -> None:
         print(f"first run on the cluster (workers load the kernels): {seconds:.1f} s")
         grid(1000, threads=2)
         n = len(blocks(0, args.trials, args.workers))
-        print(f"tasks: {len(COUNTS) * n} ({len(COUNTS)} opponents, each with its "
-              f"{len(COUNTS)} cells in lockstep, x {n} block(s) of trials); load average "
+        print(f"tasks: {UNITS * n} ({UNITS} opponents, each with its "
+              f"{UNITS} cells in lockstep, x {n} block(s) of trials); load average "
               f"{os.getloadavg()[0]:.1f}")
-        compare_ways("grid", cells * args.trials, lambda: grid(args.trials, threads=2),
+        compare_ways("round robin", cells * args.trials, lambda: grid(args.trials, threads=2),
                      lambda: grid(args.trials, client=client), args.passes,
                      lambda a, b: _frames_equal(a.frame, b.frame))
         if args.big:

@@ -10,6 +10,7 @@ from pathlib import Path
 from odds.errors import ScenarioError
 
 EXIT_BAD_INPUT = 2
+EXIT_CLUSTER_FAILED = 1  # not the input's fault: the run may be tried again
 
 
 class UsageError(Exception):
@@ -37,6 +38,12 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. `odds simulate ... | head`: the reader has gone
         sys.stdout = open(os.devnull, "w")
         return 0
+    except Exception as e:  # the Dask cluster failed (e.g. workers lost again and again)
+        if type(e).__module__.split(".")[0] not in ("distributed", "dask"):
+            raise
+        print(f"odds: error: --scheduler: the cluster failed: {type(e).__name__}: {e}",
+              file=sys.stderr)
+        return EXIT_CLUSTER_FAILED
 
 
 def _fail(message: str) -> int:

@@ -6,6 +6,7 @@ import atexit
 import os
 import signal
 import sys
+from types import SimpleNamespace
 
 import dask
 import numpy as np
@@ -286,3 +287,39 @@ def test_pairings_and_fingerprints_of_blocks_merge_into_the_whole(marines_vs_boy
         i != 3 for i in range(len(columns))]
     with pytest.raises(ValueError, match="segment edge"):
         Fingerprint(4, 10)
+
+
+def test_round_robin_on_the_cluster_equals_local(client, small_blocks):
+    """Two rosters both ways round: the cells, ranking and rating of a local run."""
+    rosters = [SCENARIOS.parent / "rosters" / f"wh40k3_{n}.toml" for n in ("space_marines", "orks")]
+    here = odds.roster(*rosters, both_ways=True, trials=3 * BATCH, quiet=True)
+    there = odds.roster(*rosters, both_ways=True, trials=3 * BATCH, quiet=True, client=client)
+    pd.testing.assert_frame_equal(here.frame, there.frame, check_exact=True)
+    pd.testing.assert_frame_equal(here.ranking(), there.ranking(), check_exact=True)
+    for key, result in here.comparison.results.items():
+        assert same_result(result, there.comparison.results[key]), key
+
+
+def test_cli_roster_on_the_cluster(client, capsys, monkeypatch):
+    monkeypatch.setattr(atexit, "register", lambda close: None)
+    roster = str(SCENARIOS.parent / "rosters" / "whfb8_empire.toml")
+    options = ["roster", roster, "--trials", "2000", "--json", "--quiet"]
+    assert main(options) == 0
+    here = capsys.readouterr().out
+    assert main(options + ["--scheduler", client.scheduler.address]) == 0
+    assert capsys.readouterr().out == here
+
+
+def test_a_cluster_that_fails_is_one_line_exit_1(capsys, monkeypatch, marines_vs_boyz):
+    """Not bad input: a cluster losing its workers again and again (Dask gives up on a task
+    after its retries) ends odds with one line and exit code 1, not a traceback."""
+    from distributed.scheduler import KilledWorker
+
+    def lost(*args, **kwargs):
+        raise KilledWorker("play-block-1", SimpleNamespace(address="tcp://10.0.0.7:4242"), 3)
+
+    monkeypatch.setattr(odds.api, "simulate", lost)
+    assert main(["simulate", str(marines_vs_boyz), "--trials", "10"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith("odds: error: --scheduler: the cluster failed: KilledWorker: ")
