@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import textwrap
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -20,6 +21,8 @@ from odds.cli import main
 from odds.errors import ScenarioError
 from odds.packs import listing
 from tests.test_packs import PACK
+
+ROSTERS = Path(__file__).resolve().parents[1] / "data" / "rosters"
 
 MINE = """\
 ruleset = "wh40k3"
@@ -165,24 +168,15 @@ def test_the_interval_covers_however_the_cells_are_correlated():
 
 
 def test_the_roster_example_of_a_blood_angels_list_loads():
-    """The documented roster form: bundled units as they are, a loadout by `set`, and a
-    unit written inline."""
-    data = {"ruleset": "wh40k3", "name": "Blood Angels assault elements", "packs": [],
-            "units": [{"unit": "Assault Squad"},
-                      {"unit": "Assault Squad", "name": "Assault Squad (fist)",
-                       "set": {"models[Veteran Sergeant].equipment":
-                               ["bolt pistol", "power fist", "frag grenades"]}},
-                      {"name": "Death Company",
-                       "models": [{"name": "Death Company Marine", "count": 8, "points": 20,
-                                   "profile": {"WS": 4, "S": 4, "T": 4, "W": 1, "I": 4,
-                                               "A": 2, "Ld": 10, "Sv": 3},
-                                   "equipment": ["bolt pistol", "chainsword"]}]}]}
-    roster = as_roster(data)
+    """The documented roster form, bundled as written: bundled units as they are, a loadout
+    by `set`, and a unit written inline."""
+    path = ROSTERS / "wh40k3_blood_angels.toml"
+    roster = as_roster(path)
     assert roster.unit_names == ["Assault Squad", "Assault Squad (fist)", "Death Company"]
     fist = next(g for g in roster.units[1]["models"] if g["name"] == "Veteran Sergeant")
-    assert "power fist" in fist["equipment"]
-    robin = odds.roster(roster, trials=300, quiet=True)
-    assert len(robin.frame) == 9
+    assert fist["equipment"] == ["bolt pistol", "power fist", "frag grenades"]
+    robin = odds.roster(path, ROSTERS / "wh40k3_orks.toml", trials=300, quiet=True)
+    assert len(robin.frame) == 15
 
 
 def test_outputs(rosters, tmp_path, capsys):
@@ -221,7 +215,7 @@ def test_cli_mistakes_in_options(rosters, capsys, args, words, monkeypatch, tmp_
 
 def test_cli_wrong_kind_of_file(rosters, capsys):
     mine, _ = rosters
-    scenario = str(odds.__path__[0]).replace("odds", "data/scenarios/wh40k3_ten_vs_ten.toml")
+    scenario = str(ROSTERS.parent / "scenarios" / "wh40k3_ten_vs_ten.toml")
     assert main(["roster", scenario]) == 2
     assert "is a scenario file, not a roster" in capsys.readouterr().err
     assert main(["simulate", str(mine)]) == 2
