@@ -15,7 +15,7 @@ import pytest
 
 import odds
 from odds.analysis.roster_file import as_roster
-from odds.analysis.intervals import Z95
+from odds.analysis.intervals import Z95, wilson
 from odds.analysis.round_robin import RoundRobin
 from odds.cli import main
 from odds.errors import ScenarioError
@@ -122,24 +122,35 @@ def test_precision_cells_are_the_simulations_too(rosters):
         _same(result, alone)
 
 
+def _hand_made(variants, opponents, trials, wins, losses, **columns):
+    """A round robin over a hand-made frame: every cell's wins with its Wilson interval."""
+    low, high = wilson(np.round(np.multiply(wins, trials)), np.asarray(trials))
+    frame = pd.DataFrame({"variant": variants, "opponent": opponents,
+                          "charger": ["mine"] * len(wins), "trials": trials,
+                          "attacker_wins": wins, "attacker_wins_low": low,
+                          "attacker_wins_high": high, "defender_wins": losses, **columns})
+    mine = SimpleNamespace(unit_names=list(dict.fromkeys(variants)), name="Mine")
+    theirs = SimpleNamespace(unit_names=list(dict.fromkeys(opponents)), name="Theirs")
+    return RoundRobin(mine, theirs, False, SimpleNamespace(name="grid"), frame)
+
+
 def test_ranking_arithmetic_on_a_hand_made_grid():
-    """Two units against two opponents: the means, the interval (mean +- 1.96 x the mean
-    standard error), points ratio summed over cells and wins per 100 points."""
-    frame = pd.DataFrame({
-        "variant": ["A", "A", "B", "B"], "opponent": ["X", "Y", "X", "Y"],
-        "charger": ["mine"] * 4, "trials": [1000, 1000, 4000, 4000],
-        "attacker_wins": [0.8, 0.6, 0.3, 0.1], "defender_wins": [0.1, 0.3, 0.6, 0.8],
-        "attacker_points": [100.0, 100.0, 50.0, 50.0],
-        "points_destroyed": [80.0, 40.0, 10.0, 5.0], "points_lost": [20.0, 20.0, 30.0, 45.0]})
-    mine = SimpleNamespace(unit_names=["A", "B"], name="Mine")
-    theirs = SimpleNamespace(unit_names=["X", "Y"], name="Theirs")
-    robin = RoundRobin(mine, theirs, False, SimpleNamespace(name="grid"), frame)
+    """Two units against two opponents: the means, the interval (the mean of the cells'
+    Wilson bounds), points ratio summed over cells and wins per 100 points."""
+    robin = _hand_made(["A", "A", "B", "B"], ["X", "Y", "X", "Y"], [1000, 1000, 4000, 4000],
+                       [0.8, 0.6, 0.3, 0.1], [0.1, 0.3, 0.6, 0.8],
+                       attacker_points=[100.0, 100.0, 50.0, 50.0],
+                       points_destroyed=[80.0, 40.0, 10.0, 5.0],
+                       points_lost=[20.0, 20.0, 30.0, 45.0])
     rank = robin.ranking().set_index("unit")
     assert list(rank.index) == ["A", "B"]
-    se_a = (math.sqrt(0.8 * 0.2 / 1000) + math.sqrt(0.6 * 0.4 / 1000)) / 2
+    low, high = wilson(np.array([800, 600]), np.array([1000, 1000]))
     assert rank.loc["A", "win"] == pytest.approx(0.7, abs=1e-15)
-    assert rank.loc["A", "win_low"] == pytest.approx(0.7 - Z95 * se_a, abs=1e-15)
-    assert rank.loc["A", "win_high"] == pytest.approx(0.7 + Z95 * se_a, abs=1e-15)
+    assert (rank.loc["A", "win_low"], rank.loc["A", "win_high"]) == pytest.approx(
+        (low.mean(), high.mean()), abs=1e-15)
+    # for many fights: mean +- 1.96 x the mean standard error, to well under 0.1 points
+    se_a = (math.sqrt(0.8 * 0.2 / 1000) + math.sqrt(0.6 * 0.4 / 1000)) / 2
+    assert rank.loc["A", "win_low"] == pytest.approx(0.7 - Z95 * se_a, abs=1e-3)
     assert rank.loc["B", "loss"] == pytest.approx(0.7, abs=1e-15)
     assert rank.loc["A", "points_ratio"] == pytest.approx(120 / 40, abs=1e-15)
     assert rank.loc["B", "points_ratio"] == pytest.approx(15 / 75, abs=1e-15)
@@ -153,18 +164,22 @@ def test_ranking_arithmetic_on_a_hand_made_grid():
 def test_the_interval_covers_however_the_cells_are_correlated():
     """Identical cells (fully correlated): the interval of the mean is the cells' own."""
     p, n = 0.3, 2500
-    frame = pd.DataFrame({"variant": ["A"] * 3, "opponent": ["X", "Y", "Z"],
-                          "charger": ["mine"] * 3, "trials": [n] * 3,
-                          "attacker_wins": [p] * 3, "defender_wins": [1 - p] * 3,
-                          "attacker_points": [np.nan] * 3, "points_destroyed": [np.nan] * 3,
-                          "points_lost": [np.nan] * 3})
-    robin = RoundRobin(SimpleNamespace(unit_names=["A"], name="M"),
-                       SimpleNamespace(unit_names=["X", "Y", "Z"], name="T"), False,
-                       SimpleNamespace(name="g"), frame)
+    nan = [np.nan] * 3
+    robin = _hand_made(["A"] * 3, ["X", "Y", "Z"], [n] * 3, [p] * 3, [1 - p] * 3,
+                       attacker_points=nan, points_destroyed=nan, points_lost=nan)
     rank = robin.ranking().iloc[0]
-    half = Z95 * math.sqrt(p * (1 - p) / n)
-    assert (rank["win_low"], rank["win_high"]) == pytest.approx((p - half, p + half), abs=1e-15)
+    low, high = wilson(np.array([750]), np.array([n]))
+    assert (rank["win_low"], rank["win_high"]) == pytest.approx((low[0], high[0]), abs=1e-15)
     assert math.isnan(rank["points_ratio"]) and math.isnan(rank["wins_per_100_points"])
+
+
+def test_a_fight_a_cell_still_has_an_honest_interval():
+    """One fight a cell, every one won: the interval is Wilson's for one fight, not 0 wide."""
+    nan = [np.nan] * 2
+    robin = _hand_made(["A"] * 2, ["X", "Y"], [1, 1], [1.0, 1.0], [0.0, 0.0],
+                       attacker_points=nan, points_destroyed=nan, points_lost=nan)
+    rank = robin.ranking().iloc[0]
+    assert rank["win_high"] == 1.0 and rank["win_low"] < 0.25
 
 
 def test_the_roster_example_of_a_blood_angels_list_loads():

@@ -17,7 +17,6 @@ import numpy as np
 
 from odds.analysis import report
 from odds.analysis.compare import Comparison, play_grid, records
-from odds.analysis.intervals import Z95
 from odds.analysis.rating import bradley_terry
 from odds.analysis.roster_file import Roster, as_roster, check_pair
 from odds.api import MAX_TRIALS, check_arguments
@@ -52,8 +51,11 @@ class RoundRobin:
     def ranking(self):
         """MINE's units, best first: over the opponents (in a list played against itself,
         every other unit), the mean win probability with a 95% interval that holds however
-        the cells are correlated (they share random numbers: mean +- 1.96 x the mean of the
-        cells' standard errors), the mean loss probability, the unit's points,
+        the cells are correlated (they share random numbers): the mean of the cells' Wilson
+        bounds, which for many fights is mean +- 1.96 x the mean of the cells' standard
+        errors, at least the standard error of the mean whatever the correlation (Minkowski's
+        inequality), and for few fights keeps Wilson's width where a normal interval would
+        shrink to nothing; then the mean loss probability, the unit's points,
         ``points_ratio`` (enemy points destroyed / own points lost, summed over the cells),
         ``wins_per_100_points`` and the fitted rating (:meth:`rating`, Elo scale)."""
         import pandas as pd
@@ -64,13 +66,12 @@ class RoundRobin:
         elo = {} if rating is None else rating.to_frame().set_index("unit")
         for unit in self.mine.unit_names:
             cells = f[f["variant"] == unit]
-            p, n = cells["attacker_wins"].to_numpy(), cells["trials"].to_numpy()
-            se = float(np.mean(np.sqrt(p * (1 - p) / n)))
-            win = float(p.mean())
+            win = float(cells["attacker_wins"].mean())
             points = cells["attacker_points"].iloc[0]
             lost = cells["points_lost"].sum(min_count=1)
             row = {"unit": unit, "cells": len(cells), "win": win,
-                   "win_low": max(0.0, win - Z95 * se), "win_high": min(1.0, win + Z95 * se),
+                   "win_low": float(cells["attacker_wins_low"].mean()),
+                   "win_high": float(cells["attacker_wins_high"].mean()),
                    "loss": float(cells["defender_wins"].mean()),
                    "points": points,
                    "points_ratio": (cells["points_destroyed"].sum(min_count=1) / lost
