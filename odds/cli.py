@@ -1,4 +1,5 @@
-"""The ``odds`` command line: simulate a scenario, compare loadouts, sweep a parameter."""
+"""The ``odds`` command line: simulate a scenario, compare loadouts, sweep a parameter, play
+army lists against each other."""
 from __future__ import annotations
 
 import argparse
@@ -56,7 +57,8 @@ def _parser() -> argparse.ArgumentParser:
     from odds.rulesets import RULESETS
 
     parser = _Parser(prog="odds", description="Monte Carlo combat odds for tabletop wargame "
-                     "melee: simulate a scenario, compare loadouts, sweep a parameter.")
+                     "melee: simulate a scenario, compare loadouts, sweep a parameter, rank "
+                     "the units of army lists.")
     parser.add_argument("--version", action="version", version=f"odds {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
