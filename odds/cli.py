@@ -42,7 +42,8 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as e:  # the Dask cluster failed (e.g. workers lost again and again)
         if type(e).__module__.split(".")[0] not in ("distributed", "dask"):
             raise
-        print(f"odds: error: --scheduler: the cluster failed: {type(e).__name__}: {e}",
+        said = " ".join(str(e).split())  # one line, whatever Dask's message holds
+        print(f"odds: error: --scheduler: the cluster failed: {type(e).__name__}: {said}",
               file=sys.stderr)
         return EXIT_CLUSTER_FAILED
 
@@ -202,7 +203,14 @@ def _run_options(args) -> dict:
 
     return dict(trials=args.trials, seed=args.seed, threads=args.threads,
                 precision=args.precision, max_trials=args.max_trials or MAX_TRIALS,
-                progress=not args.quiet, quiet=args.quiet, client=_client(args.scheduler))
+                progress=not args.quiet, quiet=args.quiet, scheduler=args.scheduler)
+
+
+def _connected(options: dict) -> dict:
+    """The run options with ``--scheduler`` connected (after every check of the input, so a
+    mistake is reported first): ``client``, or None to play here."""
+    return {**{k: v for k, v in options.items() if k != "scheduler"},
+            "client": _client(options.get("scheduler"))}
 
 
 def _client(address: str | None):
@@ -217,6 +225,9 @@ def _client(address: str | None):
         client = distributed.connect(address)
     except (ImportError, ConnectionError, ValueError) as e:  # no dask, no scheduler, no odds
         raise UsageError(f"--scheduler: {e}") from None
+    import logging
+
+    logging.getLogger("distributed").setLevel(logging.CRITICAL)  # odds says what failed
     atexit.register(client.close)
     return client
 
@@ -285,7 +296,7 @@ def _check_kind(path: str, wanted: str, command: str) -> None:
 
 
 def file_kind(path: str) -> str:
-    """What a TOML file is: a comparison (a base, no ruleset), a pack (units, each naming its
+    """What a TOML file is: a comparison (a base, no ruleset), a pack (units naming their
     source book), a roster (units) or a scenario."""
     from odds.analysis.comparison_file import is_comparison
     from odds.analysis.roster_file import is_roster
@@ -297,8 +308,8 @@ def file_kind(path: str) -> str:
     if not is_roster(data):
         return "scenario"
     units = data["units"]
-    packed = isinstance(units, list) and units and all(
-        isinstance(u, dict) and "source" in u for u in units)
+    packed = isinstance(units, list) and any(isinstance(u, dict) and "source" in u
+                                             for u in units)
     return "pack" if packed else "roster"
 
 
@@ -328,7 +339,7 @@ def _simulate(args) -> int:
     options = _run_options(args)
     if options["precision"] is None:
         options.pop("max_trials")
-    result = simulate(args.scenario, **options)
+    result = simulate(args.scenario, **_connected(options))
 
     def figure():
         from odds.plots import result_figure
@@ -348,7 +359,7 @@ def _compare(args) -> int:
     if args.baseline is not None:
         check_baseline(spec["variants"], args.baseline, "--baseline", field="")
     metric = _metric(args, spec["base"], paired=True)
-    comparison = compare(args.comparison, baseline=args.baseline, **options)
+    comparison = compare(args.comparison, baseline=args.baseline, **_connected(options))
     return _emit(args, comparison, lambda: comparison.heatmap(metric).figure)
 
 
@@ -360,7 +371,7 @@ def _sweep(args) -> int:
     options = _run_options(args)
     values = _values(args.values)
     metric = _metric(args, load(args.scenario), paired=False)
-    result = sweep(args.scenario, args.path, values, **options)
+    result = sweep(args.scenario, args.path, values, **_connected(options))
     return _emit(args, result, lambda: result.plot(metric).figure)
 
 
@@ -381,7 +392,8 @@ def _roster(args) -> int:
                          f"units are {', '.join(map(repr, mine.unit_names))}")
     grid, _ = cells(mine, theirs, args.both_ways, args.baseline)
     metric = _metric(args, next(iter(grid.values())), paired=True)
-    robin = roster(mine, theirs, both_ways=args.both_ways, baseline=args.baseline, **options)
+    robin = roster(mine, theirs, both_ways=args.both_ways, baseline=args.baseline,
+                   **_connected(options))
 
     def figure():
         from odds.plots import round_robin_figure
@@ -502,6 +514,9 @@ def _units(args) -> int:
     from odds.analysis.report import number, table
     from odds.packs import listing
 
+    for path in args.pack:
+        if not Path(path).is_file():
+            raise UsageError(f"--pack: no pack file {path!r}")
     own = bool(args.pack)  # which pack each unit is from matters only with packs of one's own
     rows = [[r["unit"], r["models"], r["source"]] + [r["pack"]] * own + [number(r["points"], 0)]
             for r in listing(args.ruleset, args.pack)]

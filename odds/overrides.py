@@ -55,8 +55,14 @@ def get_path(data: dict, path: str, where: Where | None = None):
 
 
 def set_path(data: dict, path: str, value, where: Where) -> None:
-    """Set one value by path; a path that does not lead anywhere is a ScenarioError."""
+    """Set one value by path; a path that does not lead anywhere is a ScenarioError, and so
+    is a path to ``unit``: a unit picked from a pack is written out when its file is read,
+    so an edit of the name would change nothing."""
     parts = _parse(path, where)
+    if parts[-1] == "unit":
+        raise where.error("a unit is picked by name (unit = ...) when its file is read, so it "
+                          "cannot be changed by a path: edit the unit's keys, take a side from "
+                          "another file (defender_from = ...), or compare units in a roster")
     node = data
     for i, part in enumerate(parts[:-1]):
         node = _step(node, parts[:i], part, where, create=isinstance(parts[i + 1], str))

@@ -65,16 +65,19 @@ class Packs:
         raise where.error(f"unknown unit {name!r}{hint} (the {self.ruleset} units are listed by "
                           f"`odds units {self.ruleset}`; packs searched: {packs})")
 
-    def expand(self, data: dict, where: s.Where, check) -> dict:
+    def expand(self, data: dict, where: s.Where, check, alone=None) -> dict:
         """A side table written with ``unit = NAME`` as the full side table: the pack's entry,
         its keys replaced by those written beside ``unit``, then the ``set`` edits.
         ``check(table, where)`` checks a unit table (raises ScenarioError); it is called on
         the entry, after the replacements and after each edit, so a mistake is blamed on the
-        step that made it."""
+        step that made it. ``alone(table, where)``, if given, checks the entry as a whole
+        scenario would (its equipment), blaming the pack."""
         name = s.text(data["unit"], where / "unit")
         unit = self.lookup(name, where / "unit")
         table = copy.deepcopy(unit.data)
         check(table, unit.where)
+        if alone is not None:
+            alone(table, unit.where)
         replaced = {k: v for k, v in data.items() if k not in PICK_KEYS}
         if replaced:
             table.update(copy.deepcopy(replaced))

@@ -270,15 +270,15 @@ def from_dict(data: dict, source: str = "<python>",
     return scenario
 
 
-def _distinct_names(names: list[str], where: s.Where, what: str) -> None:
+def _distinct_names(names: list[str], where: s.Where, what: str, owner: str = "a side") -> None:
     """The entries of one list (``where``, e.g. ``attacker.models``) need different names:
     paths such as ``models[Boss]`` and the results name them."""
     listed = where.path.rsplit(".", 1)[-1]
     for i, name in enumerate(names):
         if names.index(name) < i:
             raise (where / i / "name").error(
-                f"{name!r} is the name of {listed}[{names.index(name)}] too: the {what} of a "
-                "side need different names")
+                f"{name!r} is the name of {listed}[{names.index(name)}] too: the {what} of "
+                f"{owner} need different names")
 
 
 def _file_stem(source: str) -> str:
@@ -359,7 +359,8 @@ def unit_table(data: Any, ruleset: str, where: s.Where, packs) -> dict:
 
     rules = get_ruleset(ruleset)
     if isinstance(data, dict) and "unit" in data:
-        data = packs.expand(data, where, lambda table, at: _unit(table, rules, at, packs))
+        data = packs.expand(data, where, lambda table, at: _unit(table, rules, at, packs),
+                            lambda table, at: check_alone(table, ruleset, at))
     _unit(data, rules, where, packs)
     return data
 
@@ -402,7 +403,8 @@ def _unit(data: Any, rules, where: s.Where, packs, default_name=s.REQUIRED) -> S
     """One unit: model groups plus the ruleset's unit keys, or (``rules.single_unit``) a unit
     described by those keys alone; ``unit = NAME`` picks it from ``packs``."""
     if isinstance(data, dict) and "unit" in data:
-        data = packs.expand(data, where, lambda table, at: _unit(table, rules, at, packs))
+        data = packs.expand(data, where, lambda table, at: _unit(table, rules, at, packs),
+                            lambda table, at: check_alone(table, rules.id, at))
     spec = {"name": (s.text, default_name), **rules.side_keys}
     if not rules.single_unit:
         spec["models"] = (_groups(rules), s.REQUIRED)

@@ -279,3 +279,24 @@ def test_cli_units_and_validate(tmp_path, capsys):
     assert err.count("\n") == 1 and "units[0].models[0].count" in err
     assert main(["units", "wh40k3", "--pack", str(tmp_path / "nowhere.toml")]) == 2
     assert "no pack file" in capsys.readouterr().err
+
+
+def test_a_pack_entry_mistake_is_named_in_the_pack(tmp_path, capsys):
+    """An unknown weapon in a picked entry is the pack's mistake, found when it is picked."""
+    path = _files(tmp_path, 'ruleset = "wh40k3"\npacks = ["army.toml"]\n[attacker]\n'
+                            'unit = "Ork Boyz"\n[defender]\nunit = "Marines"\n',
+                  PACK.replace('equipment = ["slugga", "choppa"]\n[[units.models]]\nname = "Nob"',
+                               'equipment = ["slugga", "chopa"]\n[[units.models]]\nname = "Nob"'))
+    e = _error(path)
+    assert (e.source, e.field) == (str(tmp_path / "army.toml"), "units[0].models[0].equipment[1]")
+    assert "did you mean 'choppa'" in e.message
+
+
+def test_a_pack_with_an_entry_missing_its_source(tmp_path, capsys):
+    (tmp_path / "army.toml").write_text(PACK.replace('source = "Codex: Space Marines (1998)"\n',
+                                                     ""), encoding="utf-8")
+    assert main(["validate", str(tmp_path / "army.toml")]) == 2
+    assert "units[1].source: is required" in capsys.readouterr().err
+    assert main(["units", "wh40k3", "--pack", str(tmp_path / "nowhere.toml")]) == 2
+    assert capsys.readouterr().err == (f"odds: error: --pack: no pack file "
+                                       f"'{tmp_path / 'nowhere.toml'}'\n")

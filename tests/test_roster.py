@@ -319,3 +319,58 @@ def test_bad_arguments():
         odds.roster(3)
     with pytest.raises(ScenarioError, match="must be true or false"):
         odds.roster({"ruleset": "wh40k3", "units": [{"unit": "x"}]}, both_ways="yes")
+
+
+def test_a_list_of_one_unit_against_itself(tmp_path, capsys):
+    """Its only cell is the unit against its own copy: played and shown, nothing ranked."""
+    solo = _written(tmp_path, "solo.toml", 'ruleset = "wh40k3"\npacks = ["army.toml"]\n'
+                    '[[units]]\nunit = "Marines"\n')
+    robin = odds.roster(solo, trials=50, quiet=True)
+    rank = robin.ranking().iloc[0]
+    assert rank["cells"] == 0 and math.isnan(rank["win"]) and rank["points"] == 150
+    assert robin.rating() is None and "no other unit" in str(robin)
+    assert json.loads(robin.to_json())["rating"] is None and "<h4>" in robin._repr_html_()
+
+
+def test_two_lists_of_one_name_sharing_a_unit_name(rosters):
+    mine, _ = rosters
+    robin = odds.roster(mine, mine, trials=50, quiet=True)
+    names = set(robin.rating().names)
+    assert {"Ork Boyz (mine)", "Ork Boyz (theirs)"} <= names and len(names) == 6
+
+
+def test_a_points_ratio_needs_points_in_every_cell():
+    half = [np.nan, 10.0]
+    robin = _hand_made(["A", "A"], ["X", "Y"], [100, 100], [0.5, 0.5], [0.5, 0.5],
+                       attacker_points=[100.0, 100.0], points_destroyed=half,
+                       points_lost=[5.0, 5.0])
+    assert math.isnan(robin.ranking().iloc[0]["points_ratio"])
+
+
+def test_an_edited_roster_object_is_checked_again(rosters):
+    mine, _ = rosters
+    roster = as_roster(mine)
+    roster.units[1]["name"] = roster.units[0]["name"]
+    with pytest.raises(ScenarioError, match="the units of a roster need different names"):
+        odds.roster(roster, trials=10, quiet=True)
+
+
+@pytest.mark.parametrize("changes", [{"attacker.unit": "Marines"},
+                                     {"defender.units[0].unit": "Marines"}])
+def test_a_unit_name_cannot_be_changed_by_a_path(rosters, changes):
+    """A picked unit is written out when its file is read: changing `unit` by a path would
+    change nothing, so it is refused."""
+    scenario = rosters[0].parent / "pick.toml"
+    scenario.write_text('ruleset = "wh40k3"\npacks = ["army.toml"]\n[attacker]\nunit = '
+                        '"Ork Boyz"\n[defender]\nunit = "Marines"\n', encoding="utf-8")
+    with pytest.raises(ScenarioError, match="cannot be changed by a path"):
+        odds.compare(scenario, variants={"a": {}, "b": changes}, trials=10, quiet=True)
+    with pytest.raises(ScenarioError, match="cannot be changed by a path"):
+        as_roster({"ruleset": "wh40k3", "packs": [str(rosters[0].parent / "army.toml")],
+                   "units": [{"unit": "Ork Boyz", "set": {"unit": "Marines"}}]})
+
+
+def test_the_cli_checks_the_input_before_reaching_the_scheduler(rosters, capsys):
+    mine, _ = rosters
+    assert main(["roster", str(mine), "--both-ways", "--scheduler", "tcp://127.0.0.1:1"]) == 2
+    assert capsys.readouterr().err.startswith("odds: error: --both-ways: ")

@@ -25,9 +25,9 @@ ELO = 400.0 / math.log(10.0)   # Elo points per unit of log-strength
 PRIOR = 1.0                    # virtual drawn fights added to each played (charger, charged) pair
 TOLERANCE = 1e-10              # relative size of the last Newton step
 MAX_STEPS = 200
-NOT_IDENTIFIABLE = ("not identifiable: every game had the same side charging (each charger "
-                    "can be ranked one level above the unit it charged), so the strengths "
-                    "include it")
+NOT_IDENTIFIABLE = ("unknown: one list charged in every cell, so the cells cannot tell the "
+                    "bonus for charging from the units' strengths (play both ways round to "
+                    "measure it); the strengths include it")
 
 
 @dataclass(frozen=True)
@@ -114,7 +114,8 @@ class Rating:
             charge = (f"charge advantage x{self.charge_advantage:.2f} "
                       f"[{self.charge_low:.2f}, {self.charge_high:.2f}] on the odds")
         return (f"rating: Bradley-Terry on an Elo scale (mean 0; 400 points = 10:1 odds); "
-                f"{charge}; largest cell misfit {100 * self.max_residual:.1f} points")
+                f"{charge}; largest gap between a cell and the model "
+                f"{100 * self.max_residual:.1f} percentage points")
 
 
 def bradley_terry(games: Sequence[Sequence], names: Sequence[str], *,

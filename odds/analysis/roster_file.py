@@ -41,12 +41,22 @@ class Roster:
     def unit_names(self) -> list[str]:
         return [u["name"] for u in self.units]
 
+    def to_dict(self) -> dict:
+        """The roster as TOML-shaped data, units written out (what :func:`from_dict` takes)."""
+        return {"ruleset": self.ruleset, "name": self.name, "units": self.units,
+                "engagement": self.engagement, "simulation": self.simulation,
+                "rules": self.rules, "weapons": self.weapons}
+
 
 def as_roster(value, what: str = "roster") -> Roster:
-    """A checked :class:`Roster` from a Roster, TOML-shaped data (a dict) or a roster file's
-    path; anything else is a TypeError."""
+    """A checked :class:`Roster` from a Roster (checked again, as it may have been edited in
+    Python), TOML-shaped data (a dict) or a roster file's path; anything else is a
+    TypeError."""
     if isinstance(value, Roster):
-        return value
+        checked = from_dict(value.to_dict(), value.source)
+        known = value.weapon_sources if isinstance(value.weapon_sources, dict) else {}
+        checked.weapon_sources = {k: known.get(k, v) for k, v in checked.weapon_sources.items()}
+        return checked
     if isinstance(value, (str, os.PathLike)):
         return from_dict(read_toml(value), str(value))
     if isinstance(value, dict):
@@ -79,7 +89,7 @@ def from_dict(data: dict, source: str = "<python>") -> Roster:
     for unit, at in zip(units, wheres):
         if "name" not in unit:
             raise (at / "name").error("is required: a roster's units are named")
-    _distinct_names([u["name"] for u in units], top / "units", "units")
+    _distinct_names([u["name"] for u in units], top / "units", "units", "a roster")
     weapons, sources = weapon_entries(spec["weapons"], top / "weapons")
     sources = {name: sources.get(name, source) for name in weapons}
     for unit, at in zip(units, wheres):

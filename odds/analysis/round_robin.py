@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from odds.analysis import report
-from odds.analysis.compare import Comparison, play_grid, records
+from odds.analysis.compare import Comparison, _notes, play_grid, records
 from odds.analysis.rating import bradley_terry
 from odds.analysis.roster_file import Roster, as_roster, check_pair
 from odds.api import MAX_TRIALS, check_arguments
@@ -56,8 +56,10 @@ class RoundRobin:
         errors, at least the standard error of the mean whatever the correlation (Minkowski's
         inequality), and for few fights keeps Wilson's width where a normal interval would
         shrink to nothing; then the mean loss probability, the unit's points,
-        ``points_ratio`` (enemy points destroyed / own points lost, summed over the cells),
-        ``wins_per_100_points`` and the fitted rating (:meth:`rating`, Elo scale)."""
+        ``points_ratio`` (enemy points destroyed / own points lost, summed over the cells;
+        NaN unless every cell has points on both sides), ``wins_per_100_points`` and the
+        fitted rating (:meth:`rating`, Elo scale). A unit with no ranked cell (a list of one
+        unit played against itself) has NaN figures."""
         import pandas as pd
 
         f = self._ranked_cells()
@@ -66,16 +68,16 @@ class RoundRobin:
         elo = {} if rating is None else rating.to_frame().set_index("unit")
         for unit in self.mine.unit_names:
             cells = f[f["variant"] == unit]
-            win = float(cells["attacker_wins"].mean())
-            points = cells["attacker_points"].iloc[0]
-            lost = cells["points_lost"].sum(min_count=1)
+            win = float(cells["attacker_wins"].mean()) if len(cells) else np.nan
+            points = self.frame.loc[self.frame["variant"] == unit, "attacker_points"].iloc[0]
+            destroyed, lost = cells["points_destroyed"], cells["points_lost"]
+            ratio = (np.nan if not len(cells) or destroyed.isna().any() or lost.isna().any()
+                     else destroyed.sum() / lost.sum() if lost.sum() > 0 else np.inf)
             row = {"unit": unit, "cells": len(cells), "win": win,
                    "win_low": float(cells["attacker_wins_low"].mean()),
                    "win_high": float(cells["attacker_wins_high"].mean()),
                    "loss": float(cells["defender_wins"].mean()),
-                   "points": points,
-                   "points_ratio": (cells["points_destroyed"].sum(min_count=1) / lost
-                                    if lost > 0 else (np.inf if lost == 0 else np.nan)),
+                   "points": points, "points_ratio": ratio,
                    "wins_per_100_points": 100 * win / points if points > 0 else np.nan}
             key = self._rated_name(unit, "mine")
             for col in ("elo", "elo_low", "elo_high"):
@@ -121,10 +123,13 @@ class RoundRobin:
 
     def _rated_name(self, unit: str, roster: str) -> str:
         """A unit's name in the rating: as written, or "<unit> (<list>)" when both lists
-        have a unit of that name."""
+        have a unit of that name ("(mine)", "(theirs)" when the lists' names are the same
+        too)."""
         if self.theirs is None or unit not in set(self.mine.unit_names) & set(
                 self.theirs.unit_names):
             return unit
+        if self.mine.name == self.theirs.name:
+            return f"{unit} ({roster})"
         return f"{unit} ({(self.mine if roster == 'mine' else self.theirs).name})"
 
     def table(self, metric: str = "attacker_wins"):
@@ -222,8 +227,8 @@ class RoundRobin:
         shown = [c for c in ("points", "points_ratio", "wins_per_100_points", "elo")
                  if rank[c].notna().any()]
         head = ["unit", "win", "loss"] + [c.replace("_", " ") for c in shown]
-        body = [[r["unit"], report.with_interval(r["win"], r["win_low"], r["win_high"]),
-                 report.percent(r["loss"])]
+        body = [[r["unit"], report.with_interval(r["win"], r["win_low"], r["win_high"])
+                 if r["cells"] else "no other unit", report.percent(r["loss"]) * bool(r["cells"])]
                 + [f"{r[c]:.0f} [{r['elo_low']:.0f}, {r['elo_high']:.0f}]" if c == "elo"
                    else report.number(r[c], 0 if c == "points" else 2) for c in shown]
                 for r in rank.to_dict("records")]
@@ -231,7 +236,7 @@ class RoundRobin:
         rating = self.rating()
         if rating is not None:
             lines += ["", rating.summary()]
-        return "\n".join(lines)
+        return "\n".join(lines + _notes(self.comparison.frame, paired=True))
 
 
 def roster(mine, theirs=None, *, both_ways: bool = False, baseline: str | None = None,
