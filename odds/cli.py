@@ -388,8 +388,12 @@ def _roster(args) -> int:
     mine = as_roster(args.mine)
     theirs = None if args.theirs is None else as_roster(args.theirs)
     if args.baseline is not None and args.baseline not in mine.unit_names:
-        raise UsageError(f"--baseline: {mine.source} has no unit named {args.baseline!r}; its "
-                         f"units are {', '.join(map(repr, mine.unit_names))}")
+        import difflib
+
+        near = difflib.get_close_matches(args.baseline, mine.unit_names, n=1)
+        hint = f"did you mean {near[0]!r}? " if near else ""
+        raise UsageError(f"--baseline: {mine.source} has no unit named {args.baseline!r}; "
+                         f"{hint}its units are {', '.join(map(repr, mine.unit_names))}")
     grid, _ = cells(mine, theirs, args.both_ways, args.baseline)
     metric = _metric(args, next(iter(grid.values())), paired=True)
     robin = roster(mine, theirs, both_ways=args.both_ways, baseline=args.baseline,

@@ -127,8 +127,8 @@ def _read(file: str, ruleset: str, _mtime: int, _size: int) -> dict[str, PackUni
     spec = s.fields(read_toml(file), {"ruleset": (s.text, s.REQUIRED), "name": (s.text, None),
                                       "units": (_entries, s.REQUIRED)}, top)
     if spec["ruleset"] != ruleset:
-        raise (top / "ruleset").error(f"is a {spec['ruleset']} pack, but the units are picked "
-                                      f"for a {ruleset} scenario")
+        raise (top / "ruleset").error(f"is a {spec['ruleset']} pack, but its units are wanted "
+                                      f"for {ruleset}")
     out: dict[str, PackUnit] = {}
     for i, entry in enumerate(spec["units"]):
         at = top / "units" / i

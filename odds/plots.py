@@ -394,10 +394,11 @@ def _lost_bars(ax, frame, y) -> None:
 
 
 def comparison_heatmap(comparison, metric: str = "attacker_wins", ax=None,
-                       axes: tuple[str, str] = ("variant", "opponent")):
+                       axes: tuple[str, str] = ("variant", "opponent"), label: str | None = None):
     """Variants x opponents coloured by one metric, each cell annotated with its value (and
     for probabilities its 95% interval). Green is good for the attacker. ``axes``: the
-    labels of the rows and the columns."""
+    labels of the rows and the columns; ``label``: what the metric is called (default: its
+    column's label)."""
     import matplotlib.pyplot as plt
 
     f = comparison.frame
@@ -443,8 +444,9 @@ def comparison_heatmap(comparison, metric: str = "attacker_wins", ax=None,
     ax.set_ylabel(axes[0])
     ax.set_xlabel(axes[1])
     bar = ax.figure.colorbar(image, ax=ax)
-    bar.set_label(_axis_label(metric, percent))
-    _title(ax, f"{comparison.name}: {_label(metric)} ({_fights(f)} a cell"
+    label = label or _label(metric)
+    bar.set_label(f"{label} (%)" if percent else label)
+    _title(ax, f"{comparison.name}: {label} ({_fights(f)} a cell"
                + (", 95% intervals)" if low is not None else ")"))
     return ax
 

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from odds import packs as pack_files
 from odds.core import schema as s
 from odds.core.data import read_toml
-from odds.scenario import (SIMULATION, _distinct_names, check_alone, unit_table,
+from odds.scenario import (SIMULATION, _distinct_names, _file_stem, check_alone, unit_table,
                            weapon_entries)
 
 MAX_ROSTER_UNITS = 100  # units a roster lists (a round robin of two has up to 20,000 cells)
@@ -78,7 +77,7 @@ def from_dict(data: dict, source: str = "<python>") -> Roster:
     ruleset = s.text(data["ruleset"], top / "ruleset")
     get_ruleset(ruleset, top / "ruleset")
     spec = s.fields(data, {
-        "ruleset": (s.text, s.REQUIRED), "name": (s.text, _stem(source) or "roster"),
+        "ruleset": (s.text, s.REQUIRED), "name": (s.text, _file_stem(source) or "roster"),
         "packs": (_as_written, None), "units": (_unit_list, s.REQUIRED),
         "engagement": (s.table, {}), "simulation": (s.table, {}), "rules": (s.table, {}),
         "weapons": (_as_written, {}),
@@ -145,10 +144,6 @@ def _filled(roster: Roster, key: str) -> dict:
             "simulation": {**SIMULATION, "max_rounds": (SIMULATION["max_rounds"][0],
                                                         rules.default_max_rounds)}}[key]
     return s.fields(getattr(roster, key), spec, s.Where(roster.source, key))
-
-
-def _stem(source: str) -> str:
-    return "" if source.startswith("<") else Path(source).stem
 
 
 def is_roster(data: dict) -> bool:

@@ -147,18 +147,24 @@ class RoundRobin:
 
         chargers = list(dict.fromkeys(self.frame["charger"]))
         charger = chargers[0] if charger is None else charger
+        if not isinstance(charger, str):
+            raise TypeError(f"charger must be 'mine' or 'theirs', got {charger!r}")
         if charger not in chargers:
-            raise ValueError(f"charger must be one of {chargers} (who charged in this round "
-                             f"robin), got {charger!r}")
+            raise ScenarioError(f"must be one of {', '.join(map(repr, chargers))} (who charged "
+                                f"in this round robin), got {charger!r}", "odds.roster",
+                                "heatmap: charger")
         cells = self.frame[self.frame["charger"] == charger]
         who = self.mine.name if charger == "mine" else self.opponents.name
         view = SimpleNamespace(frame=cells, variants=self.mine.unit_names,
                                opponents=self.opponents.unit_names,
                                name=self.name if self.theirs is None else
                                f"{self.name}, {who} charging")
+        named = {"attacker_wins": f"{self.mine.name}'s unit wins",
+                 "defender_wins": f"{self.opponents.name}'s unit wins"}
         return comparison_heatmap(view, metric, ax=ax,
                                   axes=(f"{self.mine.name} (unit)",
-                                        f"{self.opponents.name} (opponent)"))
+                                        f"{self.opponents.name} (opponent)"),
+                                  label=named.get(metric))
 
     def plot_ranking(self, ax=None):
         """MINE's units by mean win probability, with their 95% intervals; returns the Axes."""
