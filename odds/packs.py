@@ -107,11 +107,6 @@ def for_file(ruleset: str, value, source: str, where: s.Where) -> Packs:
     return Packs(ruleset, tuple(files))
 
 
-def bundled(ruleset: str) -> Packs:
-    """The ruleset's bundled pack alone."""
-    return for_file(ruleset, None, "<python>", s.ARGUMENTS)
-
-
 def read_pack(file: str, ruleset: str, listed: s.Where) -> dict[str, PackUnit]:
     """A pack file's entries by name (read once per file version)."""
     try:
