@@ -405,6 +405,10 @@ def _unit(data: Any, rules, where: s.Where, packs, default_name=s.REQUIRED) -> S
     if isinstance(data, dict) and "unit" in data:
         data = packs.expand(data, where, lambda table, at: _unit(table, rules, at, packs),
                             lambda table, at: check_alone(table, rules.id, at))
+    elif isinstance(data, dict) and "set" in data:
+        raise (where / "set").error('edits a unit picked by name: write unit = "NAME" beside '
+                                    "it (`odds units " + rules.id + "` lists them), or write "
+                                    "the keys themselves")
     spec = {"name": (s.text, default_name), **rules.side_keys}
     if not rules.single_unit:
         spec["models"] = (_groups(rules), s.REQUIRED)

@@ -182,6 +182,8 @@ def test_the_bundled_pack_needs_no_packs_key(tmp_path):
      'attacker.set."models[Grot].count"', "no entry named 'Grot'"),
     ('[attacker]\nunit = "Ork Boyz"\nset = 3', "attacker.set", "must be a table"),
     ('[attacker]\nunit = "Ork Boyz"\nwounds = 3', "attacker.wounds", "unknown key"),
+    ('[attacker]\nname = "x"\nset = { "models[0].count" = 3 }', "attacker.set",
+     'edits a unit picked by name: write unit = "NAME" beside it'),
     ('[attacker]\nunit = "Ork Boyz"\nset = { "models[Nob].equipment" = ["power fits"] }',
      "attacker.models[1].equipment[0]", "unknown weapon 'power fits'"),
 ])
