@@ -376,28 +376,20 @@ def _sweep(args) -> int:
 
 
 def _roster(args) -> int:
-    from odds.analysis.round_robin import cells, roster
+    from odds.analysis.round_robin import cells, play_cells
     from odds.analysis.roster_file import as_roster
+    from odds.core.schema import Where
 
     for path in filter(None, (args.mine, args.theirs)):
         _check_kind(path, "roster", "roster")
     options = _run_options(args)
-    if args.both_ways and args.theirs is None:
-        raise UsageError("--both-ways: a list played against itself already plays every pair "
-                         "both ways round (each ordered pair is a cell); give a second roster")
     mine = as_roster(args.mine)
     theirs = None if args.theirs is None else as_roster(args.theirs)
-    if args.baseline is not None and args.baseline not in mine.unit_names:
-        import difflib
-
-        near = difflib.get_close_matches(args.baseline, mine.unit_names, n=1)
-        hint = f"did you mean {near[0]!r}? " if near else ""
-        raise UsageError(f"--baseline: {mine.source} has no unit named {args.baseline!r}; "
-                         f"{hint}its units are {', '.join(map(repr, mine.unit_names))}")
-    grid, _ = cells(mine, theirs, args.both_ways, args.baseline)
+    grid, labels = cells(mine, theirs, args.both_ways, args.baseline,
+                         named=lambda name: Where("--" + name.replace("_", "-"), ""))
     metric = _metric(args, next(iter(grid.values())), paired=True)
-    robin = roster(mine, theirs, both_ways=args.both_ways, baseline=args.baseline,
-                   **_connected(options))
+    robin = play_cells(mine, theirs, args.both_ways, grid, labels, args.baseline,
+                       **_connected(options))
 
     def figure():
         from odds.plots import round_robin_figure
@@ -454,7 +446,7 @@ def _scalar(text: str):
 
 
 def _validate(args) -> int:
-    from odds.analysis.comparison_file import is_comparison, load_comparison
+    from odds.analysis.comparison_file import load_comparison
     from odds.analysis.report import count
     from odds.scenario import load
 
@@ -471,7 +463,7 @@ def _validate(args) -> int:
 
             ruleset, units = check_pack(path)
             print(f"{path}: ok (pack, {ruleset}, {count(units, 'unit')})")
-        elif is_comparison(Path(path)):
+        elif kind == "comparison":
             spec = load_comparison(path)  # checks the baseline too
             base = spec["base"]
             print(f"{path}: ok (comparison, {base.ruleset}, {spec['name']!r}, "

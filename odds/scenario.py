@@ -240,7 +240,6 @@ def from_dict(data: dict, source: str = "<python>",
     for key in SIDES:
         if key not in data:
             raise (top / key).error("is required")
-    sim_spec = {**SIMULATION, "max_rounds": (SIMULATION["max_rounds"][0], rules.default_max_rounds)}
     packs = pack_files.for_file(ruleset_id, data.get("packs"), source, top / "packs")
     attacker = _side(data["attacker"], rules, top / "attacker", packs)
     defender = _side(data["defender"], rules, top / "defender", packs)
@@ -257,7 +256,8 @@ def from_dict(data: dict, source: str = "<python>",
         attacker=attacker,
         defender=defender,
         engagement=s.fields(data.get("engagement", {}), rules.engagement, top / "engagement"),
-        simulation=s.fields(data.get("simulation", {}), sim_spec, top / "simulation"),
+        simulation=s.fields(data.get("simulation", {}), simulation_keys(rules),
+                            top / "simulation"),
         weapons=weapons,
         rules=s.fields(data.get("rules", {}), rules.rules, top / "rules"),
         source=source,
@@ -268,6 +268,11 @@ def from_dict(data: dict, source: str = "<python>",
         for unit, where in scenario.unit_wheres(key):
             _distinct_names([g.name for g in unit.models], where / "models", "model groups")
     return scenario
+
+
+def simulation_keys(rules) -> dict:
+    """The ``[simulation]`` keys with this ruleset's default ``max_rounds``."""
+    return {**SIMULATION, "max_rounds": (SIMULATION["max_rounds"][0], rules.default_max_rounds)}
 
 
 def _distinct_names(names: list[str], where: s.Where, what: str, owner: str = "a side") -> None:
@@ -358,9 +363,7 @@ def unit_table(data: Any, ruleset: str, where: s.Where, packs) -> dict:
     from odds.rulesets import get_ruleset
 
     rules = get_ruleset(ruleset)
-    if isinstance(data, dict) and "unit" in data:
-        data = packs.expand(data, where, lambda table, at: _unit(table, rules, at, packs),
-                            lambda table, at: check_alone(table, ruleset, at))
+    data = _picked(data, rules, where, packs)
     _unit(data, rules, where, packs)
     return data
 
@@ -380,35 +383,45 @@ def check_alone(table: dict, ruleset: str, where: s.Where, weapons: dict | None 
             from_dict(data, "<unit>", weapon_sources)
             return
         except ScenarioError as e:
-            found.append((_in_side(e, charger), e))
+            found.append(((within_side(e, charger, "<unit>"), e.message), e))
     (at_charger, first), (again, _) = found
-    if at_charger is not None and at_charger == again:
+    if at_charger[0] is not None and at_charger == again:
         return
     for side in SIDES:
-        within = _in_side(first, side)
-        if within is not None:
-            raise ScenarioError(first.message, where.source, where.path + within[0]) from None
+        rest = within_side(first, side, "<unit>")
+        if rest is not None:
+            raise ScenarioError(first.message, where.source, where.path + rest) from None
     raise first
 
 
-def _in_side(error: ScenarioError, side: str) -> tuple[str, str] | None:
-    """Where in ``side`` a mirror scenario's error is (``.models[0].count``; "" for the side
-    itself) and its message; None when it is elsewhere."""
-    if error.source == "<unit>" and (error.field == side or error.field.startswith(side + ".")):
-        return error.field[len(side):], error.message
+def within_side(error: ScenarioError, side: str, source: str) -> str | None:
+    """Where inside ``side`` of a scenario read from ``source`` an error is
+    (``.models[0].count``; "" for the side itself), or None when it is elsewhere: for moving
+    the error to where that side was written."""
+    if error.source == source and (error.field == side or error.field.startswith(side + ".")):
+        return error.field[len(side):]
     return None
+
+
+def _picked(data: Any, rules, where: s.Where, packs) -> Any:
+    """A unit table written ``unit = NAME`` written out from ``packs`` (other data as it
+    is); a ``set`` without ``unit`` is an error saying what it needs."""
+    if not isinstance(data, dict):
+        return data
+    if "unit" in data:
+        return packs.expand(data, where, lambda table, at: _unit(table, rules, at, packs),
+                            lambda table, at: check_alone(table, rules.id, at))
+    if "set" in data:
+        raise (where / "set").error('edits a unit picked by name: write unit = "NAME" beside '
+                                    "it (`odds units " + rules.id + "` lists them), or write "
+                                    "the keys themselves")
+    return data
 
 
 def _unit(data: Any, rules, where: s.Where, packs, default_name=s.REQUIRED) -> Side:
     """One unit: model groups plus the ruleset's unit keys, or (``rules.single_unit``) a unit
     described by those keys alone; ``unit = NAME`` picks it from ``packs``."""
-    if isinstance(data, dict) and "unit" in data:
-        data = packs.expand(data, where, lambda table, at: _unit(table, rules, at, packs),
-                            lambda table, at: check_alone(table, rules.id, at))
-    elif isinstance(data, dict) and "set" in data:
-        raise (where / "set").error('edits a unit picked by name: write unit = "NAME" beside '
-                                    "it (`odds units " + rules.id + "` lists them), or write "
-                                    "the keys themselves")
+    data = _picked(data, rules, where, packs)
     spec = {"name": (s.text, default_name), **rules.side_keys}
     if not rules.single_unit:
         spec["models"] = (_groups(rules), s.REQUIRED)

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from odds import packs as pack_files
 from odds.core import schema as s
 from odds.core.data import read_toml
-from odds.scenario import (SIMULATION, _distinct_names, _file_stem, check_alone, unit_table,
-                           weapon_entries)
+from odds.scenario import (_distinct_names, _file_stem, check_alone, simulation_keys,
+                           unit_table, weapon_entries)
 
 MAX_ROSTER_UNITS = 100  # units a roster lists (a round robin of two has up to 20,000 cells)
 SHARED = ("engagement", "simulation", "rules")  # tables the first roster gives every cell
@@ -85,9 +85,6 @@ def from_dict(data: dict, source: str = "<python>") -> Roster:
     packs = pack_files.for_file(ruleset, spec["packs"], source, top / "packs")
     wheres = [top / "units" / i for i in range(len(spec["units"]))]
     units = [unit_table(u, ruleset, at, packs) for u, at in zip(spec["units"], wheres)]
-    for unit, at in zip(units, wheres):
-        if "name" not in unit:
-            raise (at / "name").error("is required: a roster's units are named")
     _distinct_names([u["name"] for u in units], top / "units", "units", "a roster")
     weapons, sources = weapon_entries(spec["weapons"], top / "weapons")
     sources = {name: sources.get(name, source) for name in weapons}
@@ -141,8 +138,7 @@ def _filled(roster: Roster, key: str) -> dict:
 
     rules = get_ruleset(roster.ruleset)
     spec = {"engagement": rules.engagement, "rules": rules.rules,
-            "simulation": {**SIMULATION, "max_rounds": (SIMULATION["max_rounds"][0],
-                                                        rules.default_max_rounds)}}[key]
+            "simulation": simulation_keys(rules)}[key]
     return s.fields(getattr(roster, key), spec, s.Where(roster.source, key))
 
 

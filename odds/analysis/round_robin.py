@@ -10,6 +10,7 @@ the same opponent, so a cell equals ``odds.simulate`` of its scenario bit for bi
 """
 from __future__ import annotations
 
+import difflib
 import json
 from dataclasses import dataclass, field
 
@@ -22,7 +23,7 @@ from odds.analysis.roster_file import Roster, as_roster, check_pair
 from odds.api import MAX_TRIALS, check_arguments
 from odds.core import schema as s
 from odds.errors import ScenarioError
-from odds.scenario import from_dict
+from odds.scenario import from_dict, within_side
 
 CHARGERS = {"mine": "attacker", "theirs": "defender"}  # who charges -> engagement.charger
 
@@ -265,37 +266,53 @@ def roster(mine, theirs=None, *, both_ways: bool = False, baseline: str | None =
     mine = as_roster(mine, "mine")
     other = None if theirs is None else as_roster(theirs, "theirs")
     grid, labels = cells(mine, other, both_ways, baseline)
+    return play_cells(mine, other, both_ways, grid, labels, baseline, trials=trials, seed=seed,
+                      threads=threads, precision=precision, max_trials=max_trials,
+                      progress=progress, quiet=quiet, client=client)
+
+
+def play_cells(mine: Roster, theirs: Roster | None, both_ways: bool, grid: dict, labels: dict,
+               baseline: str | None, *, trials: int | None, seed: int | None, threads,
+               precision, max_trials, progress, quiet, client) -> RoundRobin:
+    """Play the cells :func:`cells` built (``trials`` and ``seed``: None for MINE's
+    ``[simulation]``) and tabulate them as a :class:`RoundRobin`."""
     first = next(iter(grid.values()))
-    opponents = other or mine
-    grid = play_grid(f"{mine.name} vs {opponents.name if other else 'itself'}", mine.name,
-                     grid, baseline or mine.unit_names[0],
-                     trials=first.simulation["trials"] if trials is None else trials,
-                     seed=first.simulation["seed"] if seed is None else seed, threads=threads,
-                     precision=precision, max_trials=max_trials, progress=progress,
-                     quiet=quiet, client=client)
-    f = grid.frame
+    opponents = theirs or mine
+    played = play_grid(f"{mine.name} vs {opponents.name if theirs else 'itself'}", mine.name,
+                       grid, baseline or mine.unit_names[0],
+                       trials=first.simulation["trials"] if trials is None else trials,
+                       seed=first.simulation["seed"] if seed is None else seed,
+                       threads=threads, precision=precision, max_trials=max_trials,
+                       progress=progress, quiet=quiet, client=client)
+    f = played.frame
     units, who = zip(*(labels[o] for o in f["opponent"]))
     frame = f.assign(opponent=list(units))
     frame.insert(2, "charger", list(who))
-    return RoundRobin(mine, other, both_ways, grid, frame, precision)
+    return RoundRobin(mine, theirs, both_ways, played, frame, precision)
+
+
+def _argument(name: str) -> s.Where:
+    return s.Where("odds.roster", name)
 
 
 def cells(mine: Roster, theirs: Roster | None, both_ways: bool = False,
-          baseline: str | None = None) -> tuple[dict, dict]:
+          baseline: str | None = None, named=_argument) -> tuple[dict, dict]:
     """Every cell's scenario, checked, by (MINE's unit, opponent label), and each label's
     (opponent unit, who charges): the label is the unit's name, with "(we charge)" or
-    "(they charge)" when both ways round."""
+    "(they charge)" when both ways round. A mistake in ``both_ways`` or ``baseline`` is
+    blamed on ``named(argument)`` (the CLI names its options)."""
     if theirs is not None:
         check_pair(mine, theirs)
     elif both_ways:
-        raise ScenarioError("a list played against itself already plays every pair both ways "
-                            "round (each ordered pair is a cell): leave both ways out, or "
-                            "give a second roster", "odds.roster", "both_ways")
+        raise named("both_ways").error(
+            "a list played against itself already plays every pair both ways round (each "
+            "ordered pair is a cell): leave both ways out, or give a second roster")
     opponents = theirs or mine
     if baseline is not None and baseline not in mine.unit_names:
-        raise ScenarioError(f"no unit named {baseline!r}; {mine.name}'s units are "
-                            f"{', '.join(map(repr, mine.unit_names))}", "odds.roster",
-                            "baseline")
+        near = difflib.get_close_matches(baseline, mine.unit_names, n=1)
+        hint = f"did you mean {near[0]!r}? " if near else ""
+        raise named("baseline").error(f"{mine.source} has no unit named {baseline!r}; {hint}"
+                                      f"its units are {', '.join(map(repr, mine.unit_names))}")
     directions = _directions(mine, both_ways)
     grid, labels = {}, {}
     for who in directions:
@@ -340,8 +357,7 @@ def _blamed(error: ScenarioError, mine: Roster, i: int, theirs: Roster, j: int):
     i, ``defender...`` THEIRS' unit j; other fields stay in MINE."""
     cell = f" (in the cell {mine.unit_names[i]!r} vs {theirs.unit_names[j]!r})"
     for side, roster, k in (("attacker", mine, i), ("defender", theirs, j)):
-        if error.source == mine.source and (error.field == side
-                                            or error.field.startswith(side + ".")):
-            return ScenarioError(error.message + cell, roster.source,
-                                 roster.wheres[k].path + error.field[len(side):])
+        rest = within_side(error, side, mine.source)
+        if rest is not None:
+            return ScenarioError(error.message + cell, roster.source, roster.wheres[k].path + rest)
     return ScenarioError(error.message + cell, error.source, error.field)
