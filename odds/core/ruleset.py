@@ -18,6 +18,7 @@ class Ruleset:
     returns a plan; ``kernel`` names the module whose ``play_chunk(plan, seed, first_trial,
     out)`` fills one chunk of the outcome record (see :mod:`odds.core.outcome`).
     ``points(scenario, side)`` is a side's points value, or None when the scenario gives none.
+    ``exact`` names the module that solves its fights exactly (:mod:`odds.core.exact`).
     """
 
     id: str
@@ -37,6 +38,7 @@ class Ruleset:
     single_unit: bool = False  # a unit is described by side_keys alone, with no [[models]]
     multi_unit: bool = False  # a side may be several units ([[<side>.units]], R0-13)
     rules: dict[str, tuple] = field(default_factory=dict)  # the scenario's [rules] table
+    exact: str | None = None  # the module of its exact solver (see odds.core.exact), if any
 
     def columns(self, scenario) -> tuple[str, ...]:
         """The outcome record's columns for ``scenario``: the shared ones, the ruleset's own,
