@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from odds.analysis import solving
 from odds.analysis.result import Result
 from odds.core import distributed, runner
 from odds.core import schema as s
@@ -17,8 +18,9 @@ MAX_TRIALS = 100_000_000  # the default trial cap of a precision run
 def simulate(scenario: Scenario | dict | str | Path, *, trials: int | None = None,
              seed: int | None = None, threads: int | None = None, keep_fights: bool = False,
              progress: bool = False, quiet: bool = False, precision: float | None = None,
-             max_trials: int | None = None, client=None) -> Result:
-    """Play the scenario's fights and return the :class:`Result`.
+             max_trials: int | None = None, client=None, method: str = "mc",
+             max_states: int | None = None) -> Result:
+    """Play the scenario's fights (or solve them exactly) and return the :class:`Result`.
 
     ``scenario`` is a :class:`Scenario`, TOML-shaped data (a dict, as :func:`odds.from_dict`
     takes) or the path of a TOML file. ``trials`` (1 to 10**12) and ``seed`` (0 to 2**63 - 1)
@@ -42,15 +44,40 @@ def simulate(scenario: Scenario | dict | str | Path, *, trials: int | None = Non
     fights are played on its cluster in blocks of trials, with the same numbers bit for bit
     whatever the number of workers; ``threads`` is then the kernel threads of each task
     (default: the worker's threads).
+
+    ``method="exact"`` solves the fight instead: the exact probability of every outcome and
+    the exact loss and round distributions (``Result.method == "exact"``, ``trials`` and
+    ``seed`` None, every interval the point itself), walking the distribution of fight states
+    round by round; a scenario the ruleset's solver does not cover, or one needing more than
+    ``max_states`` live fight states in a round (default 1,000,000), is a ScenarioError.
+    ``method="auto"`` solves when it can and simulates otherwise, saying why in
+    ``Result.method_note`` (printed by the CLI). ``trials``, ``seed``, ``threads``,
+    ``precision``, ``keep_fights`` and ``client`` are for simulation: an error with
+    ``method="exact"``.
     """
     check_arguments(trials=trials, seed=seed, threads=threads, keep_fights=keep_fights,
                      progress=progress, quiet=quiet, precision=precision, max_trials=max_trials)
+    solving.check(method, max_states, precision=precision, keep_fights=keep_fights,
+                  client=client, trials=trials, seed=seed, threads=threads)
     if client is not None:
         distributed.check_client(client)
     scenario = as_scenario(scenario)
     trials = scenario.simulation["trials"] if trials is None else trials
     seed = scenario.simulation["seed"] if seed is None else seed
     scenario = scenario.replace(trials=trials, seed=seed)
+    note = None
+    if method != "mc":
+        solved, note = solving.solve([scenario], method, max_states, quiet=quiet)
+        if solved:
+            return solved[0]
+    result = _simulated(scenario, trials, seed, threads, keep_fights, progress, quiet,
+                        precision, max_trials, client)
+    result.method_note = note
+    return result
+
+
+def _simulated(scenario, trials, seed, threads, keep_fights, progress, quiet, precision,
+               max_trials, client) -> Result:
     ruleset = get_ruleset(scenario.ruleset)
     columns = ruleset.columns(scenario)
     record = None

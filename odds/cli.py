@@ -34,7 +34,9 @@ def main(argv: list[str] | None = None) -> int:
         return e.code or 0
     try:
         return COMMANDS[args.command](args)
-    except (ScenarioError, UsageError) as e:
+    except ScenarioError as e:
+        return _fail(_option_error(e))
+    except UsageError as e:
         return _fail(str(e))
     except BrokenPipeError:  # e.g. `odds simulate ... | head`: the reader has gone
         sys.stdout = open(os.devnull, "w")
@@ -46,6 +48,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"odds: error: --scheduler: the cluster failed: {type(e).__name__}: {said}",
               file=sys.stderr)
         return EXIT_CLUSTER_FAILED
+
+
+def _option_error(e: ScenarioError) -> str:
+    """A mistake the Python API blames on an argument is the option's: ``--method: ...``."""
+    if e.source == "<arguments>" and e.field:
+        return f"--{e.field.replace('_', '-')}: {e.message}"
+    return str(e)
 
 
 def _fail(message: str) -> int:
@@ -136,6 +145,13 @@ def _common(p: argparse.ArgumentParser, metric: bool = False) -> None:
                         "side (e.g. 0.005), instead of a fixed number of trials")
     p.add_argument("--max-trials", type=_checked("--max-trials", trials, int),
                    help="fights at most per run with --precision (default 100,000,000)")
+    p.add_argument("--method", choices=("mc", "exact", "auto"), default="mc",
+                   help="mc: simulate (default); exact: solve the fights exactly (exact "
+                        "probabilities, no noise; an error when the solver cannot); auto: "
+                        "solve when it can, else simulate, and say which")
+    p.add_argument("--max-states", type=_checked("--max-states", _at_least_one, int),
+                   help="fight states a round of the exact solver may hold (default "
+                        "1,000,000)")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.add_argument("--csv", metavar="FILE", help="write tidy CSV (- for standard output, "
                                                  "instead of the table)")
@@ -199,11 +215,27 @@ def _run_options(args) -> dict:
         raise UsageError("--plot: give a file name, e.g. odds.png")
     if args.plot is not None:
         _check_image(Path(args.plot))
+    _check_method(args)
     from odds.api import MAX_TRIALS
 
     return dict(trials=args.trials, seed=args.seed, threads=args.threads,
                 precision=args.precision, max_trials=args.max_trials or MAX_TRIALS,
-                progress=not args.quiet, quiet=args.quiet, scheduler=args.scheduler)
+                progress=not args.quiet, quiet=args.quiet, scheduler=args.scheduler,
+                method=args.method, max_states=args.max_states)
+
+
+def _check_method(args) -> None:
+    """--method exact plays no fights: the options that shape a simulation do not go with it."""
+    if args.max_states is not None and args.method == "mc":
+        raise UsageError("--max-states bounds the exact solver: give --method exact or auto")
+    if args.method != "exact":
+        return
+    for option, value in (("--trials", args.trials), ("--precision", args.precision),
+                          ("--seed", args.seed), ("--threads", args.threads),
+                          ("--scheduler", args.scheduler)):
+        if value is not None:
+            raise UsageError(f"{option} is for simulation; --method exact plays no fights "
+                             "(give --method auto to simulate what cannot be solved)")
 
 
 def _connected(options: dict) -> dict:
@@ -261,7 +293,10 @@ def _write(option: str, path: str, writer) -> None:
 
 
 def _emit(args, outcome, figure) -> int:
-    """The shared outputs: --csv, --plot, then the table or --json on stdout."""
+    """The shared outputs: --csv, --plot, then the table or --json on stdout; why --method
+    auto simulated goes to stderr too (unless --quiet)."""
+    if getattr(outcome, "method_note", None) and not args.quiet:
+        print(f"odds: {outcome.method_note}", file=sys.stderr)
     if args.csv == "-":
         outcome.to_csv(sys.stdout)
     elif args.csv:

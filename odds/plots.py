@@ -14,6 +14,8 @@ import textwrap
 
 import numpy as np
 
+from odds.analysis import report
+
 SIDE_COLOURS = {"attacker": "#1f77b4", "defender": "#d62728"}
 NEUTRAL = "#8c8c8c"
 
@@ -38,7 +40,7 @@ AMOUNTS = {  # columns that are not probabilities, with what their unit is
     "wins_per_100_points": "attacker wins per 100 points",
 }
 CENTRES = {"points_ratio": 1.0}  # break-even: the colour scale is centred there
-NOT_METRICS = {"trials", "seed", "value"}
+NOT_METRICS = {"trials", "seed", "value", "states"}
 OUTCOMES = (  # outcome bars, grouped by whose outcome it is
     ("attacker_wins", "defender_destroyed", "defender_fled"),
     ("defender_wins", "attacker_destroyed", "attacker_fled"),
@@ -192,6 +194,8 @@ def _metric(frame, metric: str):
     percent = bounded and metric not in AMOUNTS
     if percent:
         values, low, high = values * 100, low * 100, high * 100
+    if bounded and report.solved(frame):  # exact: each interval is the point itself
+        low, high = None, None
     return values, low, high, percent
 
 
@@ -212,8 +216,7 @@ def outcome_bars(result, ax=None, *, title: str | None = None):
     ax.bar_label(bars, labels=[_percent(v) for v in p], padding=3, fontsize=8)
     ax.set_xticks(range(len(keys)), [k.replace("_", "\n") for k in keys], fontsize=8)
     ax.set_ylabel("probability (%)")
-    _title(ax, title or f"{result.scenario.name}: outcomes ({result.trials:,} fights, "
-                        "95% intervals)")
+    _title(ax, title or f"{result.scenario.name}: outcomes ({report.basis(result)})")
     free = _side_legend(ax, result, [_side(k) for k in keys])
     _headroom(ax, (p + err[1]).max(), percent=True, free=free)
     return ax
@@ -252,8 +255,7 @@ def loss_distributions(result, ax=None, *, title: str | None = None):
     ax.set_xlabel("models lost")
     ax.set_ylabel("probability (%)")
     _integer_ticks(ax.xaxis)
-    _title(ax, title or f"{result.scenario.name}: models lost ({result.trials:,} fights, "
-                        "95% intervals)")
+    _title(ax, title or f"{result.scenario.name}: models lost ({report.basis(result)})")
     free = _legend_band(ax, *ax.get_legend_handles_labels(), label_points=4, loc="upper right")
     _headroom(ax, tallest, percent=True, free=free)
     return ax
@@ -278,7 +280,7 @@ def rounds_to_decision(result, ax=None, *, title: str | None = None):
     twin.fill_between(t.index, t["decided_by_low"] * 100, t["decided_by_high"] * 100,
                       color="k", alpha=0.15)
     twin.set_ylabel("decided by round r (%)")
-    _title(ax, title or f"{result.scenario.name}: rounds to decision ({result.trials:,} fights)")
+    _title(ax, title or f"{result.scenario.name}: rounds to decision ({report.size(result)})")
     handles, labels = ax.get_legend_handles_labels()
     more, more_labels = twin.get_legend_handles_labels()
     free = _legend_band(ax, handles + more, labels + more_labels, label_points=4, host=twin,
@@ -300,7 +302,7 @@ def result_figure(result):
     axes = axes.ravel()
     _fitted(lambda lines: fig.suptitle(lines, fontsize=12),
             f"{sc.name} [{sc.ruleset}]: {sc.attacker.name} (attacker) vs {sc.defender.name} "
-            f"(defender), {result.trials:,} fights, seed {result.seed}, 95% intervals",
+            f"(defender), {report.basis(result, seed=True)}",
             0.95 * fig.bbox.width, fig.canvas.get_renderer())
     for ax, chart, title in ((axes[0], outcome_bars, "How the fight ends"),
                              (axes[1], loss_distributions, "Models lost"),
@@ -332,7 +334,7 @@ def unit_losses(result, ax=None, *, title: str | None = None):
     ax.set_xlabel("percent of fights (fate bars)"
                   + " and of the unit's models (mean lost)" * counted)
     _title(ax, title or f"{result.scenario.name}: each unit's fate and mean models lost "
-                        f"({result.trials:,} fights, 95% intervals)")
+                        f"({report.basis(result)})")
     _legend_below(ax, ncol=3)
     return ax
 
@@ -446,7 +448,7 @@ def comparison_heatmap(comparison, metric: str = "attacker_wins", ax=None,
     bar = ax.figure.colorbar(image, ax=ax)
     label = label or _label(metric)
     bar.set_label(f"{label} (%)" if percent else label)
-    _title(ax, f"{comparison.name}: {label} ({_fights(f)} a cell"
+    _title(ax, f"{comparison.name}: {label} ({_fights(f, 'cell')}"
                + (", 95% intervals)" if low is not None else ")"))
     return ax
 
@@ -472,7 +474,8 @@ def ranking_bars(robin, ax=None):
     ax.grid(alpha=0.3, axis="x")
     ax.set_axisbelow(True)
     _legend_below(ax, ncols=2)
-    _title(ax, f"{robin.name}: ranking ({_fights(robin.frame)} a cell, 95% intervals)")
+    _title(ax, f"{robin.name}: ranking ({_fights(robin.frame, 'cell')}"
+               + (")" if report.solved(robin.frame) else ", 95% intervals)"))
     return ax
 
 
@@ -523,7 +526,7 @@ def sweep_curve(sweep, metric: str = "attacker_wins", ax=None):
     tallest = np.nanmax(high if high is not None else y)
     if percent and not numeric:
         _headroom(ax, tallest, percent=True)
-    elif percent and np.nanmin(low) >= 0:  # a margin: points at 0% and 100% stay whole
+    elif percent and np.nanmin(y if low is None else low) >= 0:  # a margin: 0% and 100% stay whole
         ax.set_ylim(-3, 103)
         ax.set_yticks(range(0, 101, 20))
     elif np.nanmin(y) >= 0:
@@ -535,15 +538,18 @@ def sweep_curve(sweep, metric: str = "attacker_wins", ax=None):
     ax.set_ylabel(_axis_label(metric, percent))
     ax.grid(alpha=0.3, axis="both" if numeric else "y")
     ax.set_axisbelow(True)
-    _title(ax, f"{f['scenario'].iloc[0]}: {_label(metric)} by {readable} ({_fights(f)} a point"
+    _title(ax, f"{f['scenario'].iloc[0]}: {_label(metric)} by {readable} ({_fights(f, 'point')}"
                + (", 95% intervals)" if low is not None else ")"))
     return ax
 
 
-def _fights(frame) -> str:
-    """"2,000 fights", or "1,000-4,000 fights" when the rows differ (precision runs)."""
+def _fights(frame, per: str) -> str:
+    """"2,000 fights a cell", or "1,000-4,000 fights a cell" when the rows differ (precision
+    runs); "solved exactly" when they were."""
+    if report.solved(frame):
+        return "solved exactly"
     lo, hi = int(frame["trials"].min()), int(frame["trials"].max())
-    return f"{lo:,} fights" if lo == hi else f"{lo:,}-{hi:,} fights"
+    return f"{lo:,} fights a {per}" if lo == hi else f"{lo:,}-{hi:,} fights a {per}"
 
 
 def _shown_value(v) -> str:

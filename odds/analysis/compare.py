@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from odds.analysis import report, units
+from odds.analysis import report, solving, units
 from odds.analysis.comparison_file import (cell, check_baseline, given, is_comparison,
                                            load_comparison)
 from odds.analysis.paired import play
@@ -47,6 +47,7 @@ class Comparison:
     results: dict = field(default_factory=dict)  # (variant, opponent) -> Result
     baseline: str | None = None
     precision: float | None = None
+    method_note: str | None = None  # why method 'auto' simulated the grid, when it did
 
     def table(self, column: str = "attacker_wins"):
         """Variants (rows) x opponents (columns) of one probability, as "p% [low, high]"."""
@@ -81,7 +82,7 @@ class Comparison:
         (NaN and infinite numbers become null)."""
         f = self.frame
         return {"comparison": self.name, "ruleset": f["ruleset"].iloc[0],
-                "seed": int(f["seed"].iloc[0]), "baseline": self.baseline,
+                "seed": report.grid_seed(f), "baseline": self.baseline,
                 "precision": self.precision, "variants": self.variants,
                 "opponents": self.opponents, "rows": records(f)}
 
@@ -96,7 +97,7 @@ class Comparison:
         return (f"<Comparison {self.name!r} [{f['ruleset'].iloc[0]}]: "
                 f"{report.count(len(self.variants), 'variant')} x "
                 f"{report.count(len(self.opponents), 'opponent')}, "
-                f"{report.runs(list(f['trials']), int(f['seed'].iloc[0]), 'cell')}; attacker "
+                f"{report.grid_runs(f, 'cell')}; attacker "
                 f"wins {_span(f['attacker_wins'])}>")
 
     def __str__(self) -> str:
@@ -108,8 +109,8 @@ class Comparison:
             shape += (f"; differences from the baseline {self.baseline!r} in percentage "
                       f"points, paired fight by fight")
         lines = [report.title(self.name, f["ruleset"].iloc[0]), shape,
-                 report.runs(list(f["trials"]), int(f["seed"].iloc[0]), "cell", self.precision,
-                             list(f["precision_met"])), ""]
+                 report.grid_runs(f, "cell", self.precision, list(f["precision_met"]),
+                                 self.method_note), ""]
         lines += grid_text(f, ["variant", "opponent"], paired=paired, precision=self.precision)
         return "\n".join(lines)
 
@@ -119,7 +120,8 @@ def grid_text(f, keys: list[str], paired: bool, precision: float | None) -> list
     (with each variant's difference from the baseline when ``paired``), then the means."""
     import pandas as pd
 
-    fights = precision is not None or f["trials"].nunique() > 1
+    exact = report.solved(f)
+    fights = not exact and (precision is not None or f["trials"].nunique() > 1)
     shown = ["attacker_wins", "defender_wins"]
     shown += [k for k in ("both_destroyed", "unresolved", "no_fight") if f[k].gt(0).any()]
     shown += [k for k in f.columns if k in flag_columns()]
@@ -131,14 +133,18 @@ def grid_text(f, keys: list[str], paired: bool, precision: float | None) -> list
     odds_rows, means_rows = [], []
     for r in f.to_dict("records"):
         names = [str(r[k]) for k in keys]
-        row = names + [f"{r['trials']:,}" + ("*" if r["precision_met"] is False else "")] * fights
+        row = names + ([f"{r['trials']:,}" + ("*" if r["precision_met"] is False else "")]
+                       if fights else [])
         for key in shown:
-            row.append(report.with_interval(r[key], r[f"{key}_low"], r[f"{key}_high"]))
+            row.append(report.percent(r[key], 2) if exact else
+                       report.with_interval(r[key], r[f"{key}_low"], r[f"{key}_high"]))
             if key in diffs:
-                row.append("(baseline)" if r["variant"] == r["baseline"] else "same fights"
+                row.append("(baseline)" if r["variant"] == r["baseline"] else
+                           ("same odds" if exact else "same fights")
                            if cls[r["variant"], r["opponent"]] == cls[r["baseline"], r["opponent"]]
-                           else report.signed_interval(r[f"{key}_diff"], r[f"{key}_diff_low"],
-                                                       r[f"{key}_diff_high"]))
+                           else f"{100 * r[f'{key}_diff']:+.2f}" if exact else
+                           report.signed_interval(r[f"{key}_diff"], r[f"{key}_diff_low"],
+                                                  r[f"{key}_diff_high"]))
         odds_rows.append(row)
         whole, sides = side_means({k: r[k] for k in mean_keys})
         means_rows.append(names + [report.number(v) for _, v in whole]
@@ -168,8 +174,11 @@ def _notes(f, paired: bool) -> list[str]:
     """Notes under the tables: identical cells (whole variants or opponents at once where
     they are), and pairing over a common prefix."""
     notes = []
+    exact = report.solved(f)
     if "identical_to" in f:
-        same = "(identical per-fight records: the changes between them make no difference"
+        same = ("(identical exact distributions" if exact else "(identical per-fight records")
+        same += ": the changes between them make no difference"
+        played = "has exactly the same outcomes as" if exact else "played exactly the same fights as"
         cls = _classes(f)
         variants, opponents = list(dict.fromkeys(f["variant"])), list(dict.fromkeys(f["opponent"]))
         told = set()
@@ -179,19 +188,17 @@ def _notes(f, paired: bool) -> list[str]:
             if twin is not None:
                 told |= {(v, o) for o in opponents}
                 every = " against every opponent" * (len(opponents) > 1)
-                notes.append(f"note: {v!r} played exactly the same fights as {twin!r}{every} "
-                             f"{same})")
+                notes.append(f"note: {v!r} {played} {twin!r}{every} {same})")
         for i, o in enumerate(opponents):
             twin = next((p for p in opponents[:i]
                          if all(cls[v, o] == cls[v, p] for v in variants)), None)
             if twin is not None:
                 told |= {(v, o) for v in variants}
-                notes.append(f"note: against {o!r}, every variant played exactly the same "
-                             f"fights as against {twin!r} {same})")
-        notes += [f"note: {v!r} vs {o!r} played exactly the same fights as {cls[v, o]} {same} "
-                  f"there)" for (v, o) in cls if cls[v, o] != f"{v!r} vs {o!r}"
-                  and (v, o) not in told]
-    if paired and (f["paired_trials"] < f["trials"]).any():
+                notes.append(f"note: against {o!r}, every variant {played} against "
+                             f"{twin!r} {same})")
+        notes += [f"note: {v!r} vs {o!r} {played} {cls[v, o]} {same} there)"
+                  for (v, o) in cls if cls[v, o] != f"{v!r} vs {o!r}" and (v, o) not in told]
+    if paired and not exact and (f["paired_trials"] < f["trials"]).any():
         notes.append("note: cells stopped at different counts; each difference pairs only the "
                      "fights a variant and its baseline both played (column paired_trials)")
     return [""] * bool(notes) + notes
@@ -212,7 +219,8 @@ def compare(base: Scenario | str | Path, variants: dict | None = None,
             opponents: dict | None = None, *, baseline: str | None = None,
             trials: int | None = None, seed: int | None = None, threads: int | None = None,
             precision: float | None = None, max_trials: int = MAX_TRIALS,
-            progress: bool = False, quiet: bool = False, client=None) -> Comparison:
+            progress: bool = False, quiet: bool = False, client=None, method: str = "mc",
+            max_states: int | None = None) -> Comparison:
     """Simulate every variant against every opponent.
 
     ``base`` is a scenario (object or TOML path) or a comparison TOML file (with ``base``,
@@ -222,14 +230,19 @@ def compare(base: Scenario | str | Path, variants: dict | None = None,
     changes. Every cell uses the same seed (common random numbers), and each variant's
     difference from ``baseline`` (default: the first variant, or the file's ``baseline``) is
     measured on paired fights. ``precision`` and ``max_trials`` work per cell as in
-    :func:`odds.simulate`, and so does ``client`` (a Dask cluster plays the cells).
+    :func:`odds.simulate`, and so do ``client`` (a Dask cluster plays the cells),
+    ``method`` and ``max_states``: with 'exact' every cell is solved and each difference is
+    exact; 'auto' solves the grid when every cell can be, else simulates every cell.
     """
     for what, value in (("variants", variants), ("opponents", opponents)):
         _check_changes(what, value)
     if baseline is not None and not isinstance(baseline, str):
         raise TypeError(f"baseline must be the name of a variant, got {baseline!r}")
+    solving.check(method, max_states, s.Where("odds.compare", ""), precision=precision,
+                  client=client, trials=trials, seed=seed, threads=threads)
     options = dict(threads=threads, precision=precision, max_trials=max_trials,
-                   progress=progress, quiet=quiet, client=client)
+                   progress=progress, quiet=quiet, client=client, method=method,
+                   max_states=max_states)
     if isinstance(base, (str, Path)) and is_comparison(Path(base)):
         if variants is not None or opponents is not None:
             raise ScenarioError("a comparison file already lists its variants and opponents",
@@ -263,7 +276,8 @@ def _check_changes(what: str, value) -> None:
 
 
 def _grid(name, base, variants, opponents, baseline, baseline_source, *, trials, seed,
-          threads, precision, max_trials, progress, quiet, client=None) -> Comparison:
+          threads, precision, max_trials, progress, quiet, client=None, method="mc",
+          max_states=None) -> Comparison:
     check_arguments(s.Where("odds.compare", ""), trials=trials, seed=seed, threads=threads,
                     precision=precision, max_trials=max_trials, progress=progress, quiet=quiet)
     trials = base.simulation["trials"] if trials is None else trials
@@ -276,16 +290,18 @@ def _grid(name, base, variants, opponents, baseline, baseline_source, *, trials,
         scenario.name = f"{base.name}: {v} vs {o}"
     return play_grid(name, base.name, cells, baseline, trials=trials, seed=seed,
                      threads=threads, precision=precision, max_trials=max_trials,
-                     progress=progress, quiet=quiet, client=client)
+                     progress=progress, quiet=quiet, client=client, method=method,
+                     max_states=max_states, where=s.Where("odds.compare", ""))
 
 
 def play_grid(name: str, scenario_name: str, cells: dict, baseline: str, *, trials: int,
               seed: int, threads, precision, max_trials, progress, quiet,
-              client=None) -> Comparison:
+              client=None, method: str = "mc", max_states: int | None = None,
+              where: s.Where = s.ARGUMENTS) -> Comparison:
     """Play a grid of checked cells, ``(variant, opponent) -> Scenario`` (every opponent's
     cells with the variants in one order), and tabulate it as a :class:`Comparison`: each
     variant paired fight by fight with ``baseline`` against the same opponent. ``client``:
-    play on a Dask cluster (:func:`odds.analysis.paired.play`)."""
+    play on a Dask cluster; ``method``: solve exactly (:func:`odds.analysis.paired.play`)."""
     import pandas as pd
 
     from odds.rulesets import get_ruleset
@@ -299,7 +315,7 @@ def play_grid(name: str, scenario_name: str, cells: dict, baseline: str, *, tria
     baselines = {index[v, o]: index[baseline, o] for v, o in keys if v != baseline}
     played = play(cells, groups, baselines, seed=seed, trials=trials, precision=precision,
                   max_trials=max_trials, threads=threads, progress=progress, quiet=quiet,
-                  client=client)
+                  client=client, method=method, max_states=max_states, where=where)
     first = {}
     rows, results = [], {}
     for v in variants:  # rows variant by variant, as the grid reads
@@ -315,7 +331,8 @@ def play_grid(name: str, scenario_name: str, cells: dict, baseline: str, *, tria
                          "precision_met": result.precision_met, "baseline": baseline,
                          **(pairing.differences() if pairing else _no_difference(result)),
                          "identical_to": None if twin == (v, o) else f"{twin[0]!r} vs {twin[1]!r}"})
-    return Comparison(name, pd.DataFrame(rows), results, baseline, precision)
+    return Comparison(name, pd.DataFrame(rows), results, baseline, precision,
+                      played.method_note)
 
 
 def metrics(scenario, paired: bool = True) -> list[str]:
@@ -343,8 +360,8 @@ def _no_difference(result) -> dict:
 def row(result, ruleset) -> dict:
     """One grid row: identification, probabilities with intervals, means, points efficiency."""
     sc = result.scenario
-    row = {"scenario": sc.name, "ruleset": sc.ruleset, "trials": result.trials,
-           "seed": result.seed}
+    row = {"scenario": sc.name, "ruleset": sc.ruleset, "method": result.method,
+           "trials": result.trials, "seed": result.seed, "states": result.states}
     probs = result.probabilities()
     for key, (p, lo, hi) in probs.items():
         row.update({key: p, f"{key}_low": lo, f"{key}_high": hi})

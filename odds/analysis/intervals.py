@@ -23,10 +23,13 @@ def wilson(successes, trials, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
     return low, high
 
 
-def proportions(counts: dict[str, int], trials: int) -> dict[str, tuple[float, float, float]]:
-    """Each count out of ``trials`` as (probability, low, high), Wilson 95% interval."""
-    k = np.array(list(counts.values()))
-    low, high = wilson(k, trials)
+def proportions(counts: dict[str, float], trials: float,
+                exact: bool = False) -> dict[str, tuple[float, float, float]]:
+    """Each count out of ``trials`` as (probability, low, high), Wilson 95% interval; with
+    ``exact`` the counts are the exact solver's probability masses (out of ``trials``, their
+    total) and the interval is the point itself."""
+    k = np.array(list(counts.values()), float)
+    low, high = (k / trials,) * 2 if exact else wilson(k, trials)
     return {key: (float(k[i] / trials), float(low[i]), float(high[i]))
             for i, key in enumerate(counts)}
 

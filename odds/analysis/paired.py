@@ -18,10 +18,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from odds.analysis import solving
 from odds.analysis.intervals import mean_difference, paired_difference
 from odds.analysis.result import Result, code_indicators, mean_keys, outcome_codes
 from odds.api import BATCH, next_target
 from odds.core import distributed, runner
+from odds.core import schema as s
 from odds.rulesets import get_ruleset
 
 
@@ -148,16 +150,54 @@ class _Cell:
 class Played:
     """What :func:`play` returns: a Result per cell, the pairings of the cells that have a
     baseline, and a fingerprint of each cell's whole per-fight record (equal digests:
-    identical fights; None for a grid of one cell, which has no twin)."""
+    identical fights; None for a grid of one cell, which has no twin). Solved exactly: the
+    pairings are :class:`ExactDifference` and the digests fingerprint the distributions;
+    ``method_note`` says why a grid of method 'auto' was simulated."""
 
     results: list
     pairings: dict
     digests: list
+    method_note: str | None = None
+
+
+@dataclass
+class ExactDifference:
+    """A cell solved exactly against its baseline: every difference is exact (its interval
+    the point itself) and no fights were paired."""
+
+    result: Result
+    base: Result
+
+    def differences(self) -> dict:
+        out = {}
+        for mine, base in ((self.result.probabilities(), self.base.probabilities()),
+                           (self.result.means(), self.base.means())):
+            for key, value in mine.items():
+                d = (value[0] if isinstance(value, tuple) else value) - (
+                    base[key][0] if isinstance(value, tuple) else base[key])
+                out.update(dict.fromkeys((f"{key}_diff", f"{key}_diff_low",
+                                          f"{key}_diff_high"), d))
+        out["paired_trials"] = None
+        return out
+
+
+def _solved(results: list, baselines: dict[int, int], note: str | None = None) -> Played:
+    """The grid's exact results as :func:`play` returns them."""
+    def digest(tally) -> bytes:
+        h = hashlib.sha256(np.ascontiguousarray(tally.outcomes).tobytes())
+        for name in tally.columns[3:]:
+            h.update(np.ascontiguousarray(tally.by_winner[name]).tobytes())
+        return h.digest()
+
+    pairings = {i: ExactDifference(results[i], results[b]) for i, b in baselines.items()}
+    return Played(results, pairings, [digest(r.tally) for r in results], note)
 
 
 def play(scenarios: list, groups: list[list[int]], baselines: dict[int, int], *, seed: int,
          trials: int, precision: float | None, max_trials: int, threads: int | None,
-         progress: bool, quiet: bool, client=None, records: dict | None = None) -> Played:
+         progress: bool, quiet: bool, client=None, records: dict | None = None,
+         method: str = "mc", max_states: int | None = None,
+         where: s.Where = s.ARGUMENTS) -> Played:
     """Play every scenario (cell) with ``seed``: ``trials`` fights each, or with ``precision``
     the batches ``simulate(precision=...)`` would play, so each cell's Result is the one
     ``simulate`` gives. The cells of each group are played in lockstep; a cell with a baseline
@@ -168,7 +208,16 @@ def play(scenarios: list, groups: list[list[int]], baselines: dict[int, int], *,
     With ``client`` (a ``dask.distributed.Client``) the fights are played on its cluster,
     ``threads`` kernel threads a task (default: the worker's threads), with the same
     numbers. ``records`` maps a cell to room for its per-fight rows (columns x trials, as
-    many as it may play): its Result keeps the rows it played."""
+    many as it may play): its Result keeps the rows it played.
+
+    ``method`` 'exact' solves every cell exactly instead (an error at ``where/method`` when
+    one cannot be); 'auto' does when every cell can be and simulates them all otherwise, so
+    differences from a baseline are never between a solved and a simulated cell."""
+    note = None
+    if method != "mc":
+        solved, note = solving.solve(scenarios, method, max_states, where, quiet)
+        if solved:
+            return _solved(solved, baselines)
     if client is not None:
         distributed.check_client(client)
     first = trials if precision is None else min(BATCH, max_trials)
@@ -192,9 +241,10 @@ def play(scenarios: list, groups: list[list[int]], baselines: dict[int, int], *,
         bar.close()
     results = [Result(c.scenario, c.tally, seed,
                       None if records.get(i) is None else records[i][:, :c.played],
-                      precision_met=c.precision_met, precision=precision)
+                      precision_met=c.precision_met, precision=precision, method_note=note)
                for i, c in enumerate(cells)]
-    return Played(results, pairings, [c.fingerprint and c.fingerprint.digest() for c in cells])
+    return Played(results, pairings, [c.fingerprint and c.fingerprint.digest() for c in cells],
+                  note)
 
 
 @dataclass

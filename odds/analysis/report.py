@@ -36,6 +36,21 @@ def title(name: str, ruleset: str) -> str:
     return f"{name}  [{ruleset}]"
 
 
+def size(result) -> str:
+    """How a result was reached: ``"20,000 fights"``, or ``"exact (812 fight states)"``."""
+    if result.tally.exact:
+        return f"exact ({count(result.states, 'fight state')})"
+    return f"{result.trials:,} fights"
+
+
+def basis(result, seed: bool = False) -> str:
+    """A chart title's account of its numbers: ``"20,000 fights, seed 1, 95% intervals"``
+    (the seed when asked), or ``"exact (812 fight states)"``."""
+    if result.tally.exact:
+        return size(result)
+    return f"{size(result)}{f', seed {result.seed}' * seed}, 95% intervals"
+
+
 def runs(trials: list[int], seed: int, per: str = "", precision: float | None = None,
          met: list | None = None) -> str:
     """``2,000 fights per cell, seed 1; precision ±0.50% met in 8 of 9 cells``.
@@ -56,6 +71,29 @@ def runs(trials: list[int], seed: int, per: str = "", precision: float | None = 
                        f"reached)")
         text += f"; precision ±{percent(precision, 2)} {verdict}"
     return text
+
+
+def solved(frame) -> bool:
+    """Whether a grid's cells were all solved exactly (its ``method`` column)."""
+    return "method" in frame and bool((frame["method"] == "exact").all())
+
+
+def grid_seed(frame) -> int | None:
+    """A grid's seed, None when it was solved exactly."""
+    return None if solved(frame) else int(frame["seed"].iloc[0])
+
+
+def grid_runs(frame, per: str, precision: float | None = None, met: list | None = None,
+              note: str | None = None) -> str:
+    """:func:`runs` of a grid's rows (``per``: "cell", "value"), or for a grid solved
+    exactly ``solved exactly, at most 812 fight states a cell``; then ``note`` (why method
+    'auto' simulated), if any."""
+    if solved(frame):
+        text = (f"solved exactly, at most {count(int(frame['states'].max()), 'fight state')} "
+                f"a {per}")
+    else:
+        text = runs(list(frame["trials"]), grid_seed(frame), per, precision, met)
+    return text + (f"; {note}" if note else "")
 
 
 def table(rows: list[list[str]], names: list[str], left: int = 1) -> list[str]:

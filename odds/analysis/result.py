@@ -1,5 +1,6 @@
 """The result of simulating one scenario: probabilities with Wilson 95% intervals, means,
-loss distributions, per-fight rows on request, CSV and JSON."""
+loss distributions, per-fight rows on request, CSV and JSON. A result of the exact solver
+(``method == "exact"``) has the same tables with each interval the point itself."""
 from __future__ import annotations
 
 import json
@@ -107,27 +108,42 @@ class Result:
 
     scenario: object
     tally: Tally
-    seed: int
+    seed: int | None
     fights_record: np.ndarray | None = None
     precision_met: bool | None = None  # set by simulate(precision=...)
     precision: float | None = None     # the half-width asked for, when known
+    method_note: str | None = None     # why method="auto" simulated, when it did
 
     @property
-    def trials(self) -> int:
+    def trials(self) -> int | None:
+        """Fights played; None for the exact solver's result."""
         return self.tally.trials
 
-    def counts(self) -> dict[str, int]:
+    @property
+    def method(self) -> str:
+        """``"exact"`` (solved) or ``"mc"`` (simulated)."""
+        return "exact" if self.tally.exact else "mc"
+
+    @property
+    def states(self) -> int | None:
+        """The most live fight states a round of the exact walk held (None when simulated)."""
+        return self.tally.states
+
+    def counts(self) -> dict[str, int | float]:
         """How many fights ended each way (:data:`OUTCOMES`; the first five keys partition the
         trials), then for each per-ruleset yes/no column (e.g. ``sweeping_advance``) how many
-        fights it happened in."""
+        fights it happened in. Exact: the probability of each instead of a count."""
         o = self.tally.outcomes.sum(axis=2)  # [winner, end]
-        out = {key: int(sum(o[w, e] for w, e in cells)) for key, cells in OUTCOMES.items()}
-        out.update({c: int(self.tally.histogram(c)[1:].sum()) for c in flags(self.tally.columns)})
+        whole = float if self.tally.exact else int
+        out = {key: whole(sum(o[w, e] for w, e in cells)) for key, cells in OUTCOMES.items()}
+        out.update({c: whole(self.tally.histogram(c)[1:].sum())
+                    for c in flags(self.tally.columns)})
         return out
 
     def probabilities(self) -> dict[str, tuple[float, float, float]]:
-        """Each count as (probability, low, high) with a Wilson 95% interval."""
-        return proportions(self.counts(), self.trials)
+        """Each count as (probability, low, high) with a Wilson 95% interval (exact: low and
+        high are the probability)."""
+        return proportions(self.counts(), self.tally.total, self.tally.exact)
 
     def means(self) -> dict[str, float]:
         """Mean per fight of rounds fought, each side's models lost and wounds taken, and each
@@ -135,7 +151,7 @@ class Result:
         rounds = self.tally.outcomes.sum(axis=(0, 1))
         out = {}
         for column, key in mean_keys(self.tally.columns).items():
-            out[key] = (float(np.arange(len(rounds)) @ rounds / self.trials)
+            out[key] = (float(np.arange(len(rounds)) @ rounds / self.tally.total)
                         if column == "rounds" else self.tally.mean(column))
         return out
 
@@ -207,14 +223,15 @@ class Result:
                             index=pd.Index(q, name="quantile")).T
 
     def _table(self, index_name: str, counts: dict[str, np.ndarray]):
-        """A DataFrame of probabilities from counts, each with its Wilson 95% interval."""
+        """A DataFrame of probabilities from counts, each with its Wilson 95% interval (exact:
+        the probability itself)."""
         import pandas as pd
 
         n = len(next(iter(counts.values())))
-        columns = {}
+        columns, total = {}, self.tally.total
         for name, k in counts.items():
-            low, high = wilson(k, self.trials)
-            columns[name] = k / self.trials
+            low, high = (k / total,) * 2 if self.tally.exact else wilson(k, total)
+            columns[name] = k / total
             columns[f"{name}_low"] = low
             columns[f"{name}_high"] = high
         return pd.DataFrame(columns, index=pd.RangeIndex(n, name=index_name))
@@ -230,7 +247,9 @@ class Result:
         import pandas as pd
 
         if self.fights_record is None:
-            raise ValueError("per-fight rows were not kept: simulate(..., keep_fights=True)")
+            raise ValueError("the exact solver plays no fights: simulate(..., method='mc', "
+                             "keep_fights=True)" if self.tally.exact else
+                             "per-fight rows were not kept: simulate(..., keep_fights=True)")
         frame = pd.DataFrame(dict(zip(self.tally.columns, self.fights_record)))
         frame["winner"] = pd.Categorical.from_codes(frame["winner"], list(WINNERS))
         frame["end"] = pd.Categorical.from_codes(frame["end"], list(ENDS))
@@ -246,10 +265,14 @@ class Result:
         ``_ci95`` as [low, high], and the shared means. The ruleset's own columns (e.g.
         ``attacker_shaken`` with its ``_ci95``, ``attacker_parries_mean``) are under
         ``ruleset_outcomes`` (empty where a ruleset has none), and each unit's outcome
-        (:meth:`units`) under ``units``: one entry per unit, one per side of one unit."""
+        (:meth:`units`) under ``units``: one entry per unit, one per side of one unit.
+        ``method`` is ``"mc"`` or ``"exact"`` (then ``trials`` and ``seed`` are null and each
+        ``_ci95`` is [p, p]); ``method_note`` says why method 'auto' simulated, when it did."""
         probs, means = self.probabilities(), self.means()
         out = {"scenario": self.scenario.name, "ruleset": self.scenario.ruleset,
-               "trials": self.trials, "seed": self.seed}
+               "method": self.method, "trials": self.trials, "seed": self.seed}
+        if self.method_note:
+            out["method_note"] = self.method_note
         out.update({k: probs[k][0] for k in OUTCOMES})
         out.update({k: means[k] for k in MEANS.values()})
         out.update({f"{k}_ci95": list(probs[k][1:]) for k in OUTCOMES})
@@ -270,8 +293,8 @@ class Result:
         return json.dumps(self.to_dict(), indent=2)
 
     def to_csv(self, path=None):
-        """Tidy CSV: the :meth:`summary` rows tagged with the scenario, ruleset, trials and
-        seed, so reports concatenate; where a side has several units, each unit's figures
+        """Tidy CSV: the :meth:`summary` rows tagged with the scenario, ruleset, method,
+        trials and seed (both empty when exact), so reports concatenate; where a side has several units, each unit's figures
         follow (outcome ``attacker.units[Assault Squad].destroyed``). Returns the text when
         ``path`` is None."""
         import pandas as pd
@@ -281,7 +304,7 @@ class Result:
             tidy = pd.concat([tidy, pd.DataFrame(units.units_summary_rows(self))],
                              ignore_index=True)
         for column, value in (("seed", self.seed), ("trials", self.trials),
-                              ("ruleset", self.scenario.ruleset),
+                              ("method", self.method), ("ruleset", self.scenario.ruleset),
                               ("scenario", self.scenario.name)):
             tidy.insert(0, column, value)
         return tidy.to_csv(path, index=False)
@@ -298,13 +321,16 @@ class Result:
     def __repr__(self) -> str:
         p, lo, hi = self.probabilities()["attacker_wins"]
         sc = self.scenario
-        return (f"<Result {sc.name!r} [{sc.ruleset}]: {self.trials:,} fights, seed {self.seed}; "
+        if self.tally.exact:
+            return (f"<Result {sc.name!r} [{sc.ruleset}]: {report.size(self)}; attacker wins "
+                    f"{report.percent(p, 2)}>")
+        return (f"<Result {sc.name!r} [{sc.ruleset}]: {report.size(self)}, seed {self.seed}; "
                 f"attacker wins {report.with_interval(p, lo, hi)}>")
 
     def _repr_html_(self) -> str:
         """The summary as an HTML table, and each unit's outcome when a side has several."""
-        html = (f"<h4>{self.scenario.name} ({self.scenario.ruleset}, {self.trials:,} fights, "
-                f"seed {self.seed})</h4>"
+        html = (f"<h4>{self.scenario.name} ({self.scenario.ruleset}, {report.size(self)}"
+                f"{'' if self.tally.exact else f', seed {self.seed}'})</h4>"
                 + self.summary().to_html(float_format="{:.4f}".format, na_rep=""))
         if units.several_units(self.scenario):
             html += "<h4>each unit</h4>" + self.units().to_html(
@@ -352,19 +378,27 @@ def format_result(result: Result) -> str:
     met = [result.precision_met]
     lines = [report.title(sc.name, sc.ruleset),
              f"{sc.attacker.name} (attacker) vs {sc.defender.name} (defender); "
-             + report.runs([result.trials], result.seed, precision=result.precision, met=met),
+             + (report.size(result) if result.tally.exact else
+                report.runs([result.trials], result.seed, precision=result.precision, met=met)),
              ""]
+    if result.method_note:
+        lines.insert(2, result.method_note)
     probs = result.probabilities()
+
+    exact = result.tally.exact
 
     def row(key: str, name: str) -> list[str]:
         p, lo, hi = probs[key]
+        if exact:
+            return [name, report.percent(p, 3)]
         return [name, report.percent(p, 2), f"[{report.percent(lo, 2)}, {report.percent(hi, 2)}]"]
 
     rows = [row(key, name) for key, name in OUTCOME_LABELS.items()
             if key != "no_fight" or probs[key][0] > 0]
     yes_no = flags(result.tally.columns)
-    rows += [["", "", ""]] * bool(yes_no) + [row(key, label(key)) for key in yes_no]
-    lines += report.table(rows, ["outcome", "probability", "95% interval"], left=1)
+    names = ["outcome", "probability"] + ["95% interval"] * (not exact)
+    rows += [[""] * len(names)] * bool(yes_no) + [row(key, label(key)) for key in yes_no]
+    lines += report.table(rows, names, left=1)
     if result.precision_met is not None:
         lines.append(f"widest 95% half-width {report.percent(result.headline_half_width(), 2)}"
                      f" after {result.trials:,} fights: precision "

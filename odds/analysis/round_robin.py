@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from odds.analysis import report
+from odds.analysis import report, solving
 from odds.analysis.compare import Comparison, _notes, play_grid, records
 from odds.analysis.rating import bradley_terry
 from odds.analysis.roster_file import Roster, as_roster, check_pair
@@ -26,6 +26,7 @@ from odds.errors import ScenarioError
 from odds.scenario import from_dict, within_side
 
 CHARGERS = {"mine": "attacker", "theirs": "defender"}  # who charges -> engagement.charger
+EXACT_WEIGHT = 10**6  # the fights an exact cell counts as in the rating's fit
 
 
 @dataclass(repr=False)
@@ -44,6 +45,11 @@ class RoundRobin:
     @property
     def name(self) -> str:
         return self.comparison.name
+
+    @property
+    def method_note(self) -> str | None:
+        """Why method 'auto' simulated the cells, when it did."""
+        return self.comparison.method_note
 
     @property
     def opponents(self) -> Roster:
@@ -115,7 +121,9 @@ class RoundRobin:
         for r in f.to_dict("records"):
             i = index[self._rated_name(r["variant"], "mine")]
             j = index[self._rated_name(r["opponent"], "theirs" if self.theirs else "mine")]
-            n = r["trials"]  # the probabilities are counts over n: back to whole counts
+            # the probabilities are counts over n: back to whole counts (an exact cell
+            # weighs as EXACT_WEIGHT fights)
+            n = EXACT_WEIGHT if r.get("method") == "exact" else r["trials"]
             mine_wins, their_wins = (round(n * r[k]) for k in ("attacker_wins", "defender_wins"))
             draws = n - mine_wins - their_wins
             games.append((i, j, mine_wins, their_wins, draws) if r["charger"] == "mine"
@@ -184,7 +192,7 @@ class RoundRobin:
         f = self.frame
         rating = self.rating()
         return {"round_robin": self.name, "ruleset": self.mine.ruleset,
-                "seed": int(f["seed"].iloc[0]), "mine": self.mine.name,
+                "seed": report.grid_seed(f), "mine": self.mine.name,
                 "theirs": self.opponents.name, "both_ways": self.both_ways,
                 "precision": self.precision, "units": self.mine.unit_names,
                 "opponents": self.opponents.unit_names, "rows": records(f),
@@ -204,7 +212,7 @@ class RoundRobin:
                 f"{report.count(len(self.mine.units), 'unit')} x "
                 f"{report.count(len(self.opponents.units), 'opponent')}"
                 f"{', both ways' if self.both_ways else ''}, "
-                f"{report.runs(list(f['trials']), int(f['seed'].iloc[0]), 'cell')}>")
+                f"{report.grid_runs(f, 'cell')}>")
 
     def __str__(self) -> str:
         f = self.frame
@@ -215,8 +223,8 @@ class RoundRobin:
                  f"{mine.name} ({report.count(len(mine.units), 'unit')}) vs "
                  f"{theirs.name if self.theirs else 'itself'} "
                  f"({report.count(len(theirs.units), 'unit')}); {who}",
-                 report.runs(list(f["trials"]), int(f["seed"].iloc[0]), "cell", self.precision,
-                             list(f["precision_met"]))]
+                 report.grid_runs(f, "cell", self.precision, list(f["precision_met"]),
+                                 self.method_note)]
         for charger, cells in f.groupby("charger", sort=False):
             charging = mine.name if charger == "mine" else theirs.name
             lines += ["", f"P(the unit wins), {charging} charging: rows are the units of "
@@ -249,7 +257,8 @@ class RoundRobin:
 def roster(mine, theirs=None, *, both_ways: bool = False, baseline: str | None = None,
            trials: int | None = None, seed: int | None = None, threads: int | None = None,
            precision: float | None = None, max_trials: int = MAX_TRIALS,
-           progress: bool = False, quiet: bool = False, client=None) -> RoundRobin:
+           progress: bool = False, quiet: bool = False, client=None, method: str = "mc",
+           max_states: int | None = None) -> RoundRobin:
     """Play every unit of ``mine`` against every unit of ``theirs`` (default: ``mine``
     itself, every ordered pair), MINE charging; ``both_ways`` adds the cells with THEIRS
     charging. ``mine`` and ``theirs`` are roster files, dicts of roster data or
@@ -257,9 +266,12 @@ def roster(mine, theirs=None, *, both_ways: bool = False, baseline: str | None =
     MINE's ``[simulation]``; ``precision``, ``max_trials`` and ``threads`` work per cell as
     in :func:`odds.simulate`; ``baseline`` names the unit of MINE the others are paired with
     (default: the first); ``client`` (a ``dask.distributed.Client``) plays the cells on a
-    Dask cluster, with the same numbers."""
+    Dask cluster, with the same numbers; ``method`` and ``max_states`` as in
+    :func:`odds.compare` ('exact' solves every cell)."""
     check_arguments(s.Where("odds.roster", ""), trials=trials, seed=seed, threads=threads,
                     precision=precision, max_trials=max_trials, progress=progress, quiet=quiet)
+    solving.check(method, max_states, s.Where("odds.roster", ""), precision=precision,
+                  client=client, trials=trials, seed=seed, threads=threads)
     s.boolean(both_ways, s.Where("odds.roster", "both_ways"))
     if baseline is not None and not isinstance(baseline, str):
         raise TypeError(f"baseline must be the name of one of MINE's units, got {baseline!r}")
@@ -268,12 +280,14 @@ def roster(mine, theirs=None, *, both_ways: bool = False, baseline: str | None =
     grid, labels = cells(mine, other, both_ways, baseline)
     return play_cells(mine, other, both_ways, grid, labels, baseline, trials=trials, seed=seed,
                       threads=threads, precision=precision, max_trials=max_trials,
-                      progress=progress, quiet=quiet, client=client)
+                      progress=progress, quiet=quiet, client=client, method=method,
+                      max_states=max_states)
 
 
 def play_cells(mine: Roster, theirs: Roster | None, both_ways: bool, grid: dict, labels: dict,
                baseline: str | None, *, trials: int | None, seed: int | None, threads,
-               precision, max_trials, progress, quiet, client) -> RoundRobin:
+               precision, max_trials, progress, quiet, client, method: str = "mc",
+               max_states: int | None = None) -> RoundRobin:
     """Play the cells :func:`cells` built (``trials`` and ``seed``: None for MINE's
     ``[simulation]``) and tabulate them as a :class:`RoundRobin`."""
     first = next(iter(grid.values()))
@@ -283,7 +297,8 @@ def play_cells(mine: Roster, theirs: Roster | None, both_ways: bool, grid: dict,
                        trials=first.simulation["trials"] if trials is None else trials,
                        seed=first.simulation["seed"] if seed is None else seed,
                        threads=threads, precision=precision, max_trials=max_trials,
-                       progress=progress, quiet=quiet, client=client)
+                       progress=progress, quiet=quiet, client=client, method=method,
+                       max_states=max_states, where=s.Where("odds.roster", ""))
     f = played.frame
     units, who = zip(*(labels[o] for o in f["opponent"]))
     frame = f.assign(opponent=list(units))

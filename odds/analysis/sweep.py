@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from odds.analysis import report
+from odds.analysis import report, solving
 from odds.analysis.compare import grid_text, records, row
 from odds.analysis.comparison_file import cell
 from odds.analysis.paired import play
@@ -27,6 +27,7 @@ class Sweep:
     frame: object  # pandas.DataFrame
     results: list = field(default_factory=list)
     precision: float | None = None
+    method_note: str | None = None  # why method 'auto' simulated the sweep, when it did
 
     def plot(self, metric: str = "attacker_wins", ax=None):
         """The curve of one column (a probability with its 95% band, or a mean) against the
@@ -45,7 +46,7 @@ class Sweep:
         (NaN and infinite numbers become null)."""
         f = self.frame
         return {"scenario": f["scenario"].iloc[0], "ruleset": f["ruleset"].iloc[0],
-                "seed": int(f["seed"].iloc[0]), "parameter": self.path,
+                "seed": report.grid_seed(f), "parameter": self.path,
                 "values": list(f["value"]), "precision": self.precision,
                 "rows": records(f)}
 
@@ -58,7 +59,7 @@ class Sweep:
     def __repr__(self) -> str:
         f = self.frame
         return (f"<Sweep of {self.path} over {report.count(len(f), 'value')} of {f['scenario'].iloc[0]!r} "
-                f"[{f['ruleset'].iloc[0]}]: {report.runs(list(f['trials']), int(f['seed'].iloc[0]), 'value')}>")
+                f"[{f['ruleset'].iloc[0]}]: {report.grid_runs(f, 'value')}>")
 
     def __str__(self) -> str:
         f = self.frame
@@ -67,8 +68,8 @@ class Sweep:
         lines = [report.title(sc.name, sc.ruleset),
                  f"{sc.attacker.name} (attacker) vs {sc.defender.name} (defender); "
                  f"{self.path} = {values}",
-                 report.runs(list(f["trials"]), int(f["seed"].iloc[0]), "value", self.precision,
-                             list(f["precision_met"])), ""]
+                 report.grid_runs(f, "value", self.precision, list(f["precision_met"]),
+                                 self.method_note), ""]
         lines += grid_text(f, ["value"], paired=False, precision=self.precision)
         return "\n".join(lines)
 
@@ -76,13 +77,16 @@ class Sweep:
 def sweep(scenario: Scenario | str | Path, path: str, values, *, trials: int | None = None,
           seed: int | None = None, threads: int | None = None,
           precision: float | None = None, max_trials: int = MAX_TRIALS,
-          progress: bool = False, quiet: bool = False, client=None) -> Sweep:
+          progress: bool = False, quiet: bool = False, client=None, method: str = "mc",
+          max_states: int | None = None) -> Sweep:
     """Simulate the scenario once per value of ``path`` (e.g. "defender.models[0].count").
 
     One line: ``odds.sweep("squad.toml", "attacker.models[0].profile.WS", range(2, 7)).plot()``.
     ``values`` is a list, tuple, range or 1-d numpy array of distinct values. Every value uses
     the same seed (common random numbers), so the curve is smooth. Every point is checked
-    before any is run. ``client``: as in :func:`odds.simulate` (a Dask cluster plays them).
+    before any is run. ``client``, ``method`` and ``max_states``: as in
+    :func:`odds.simulate` (a Dask cluster plays them; 'exact' solves every value, 'auto'
+    solves them all when every one can be, else simulates them all).
     """
     if not isinstance(path, str):
         raise TypeError(f"path must be a string such as 'defender.models[0].count', got "
@@ -96,6 +100,8 @@ def sweep(scenario: Scenario | str | Path, path: str, values, *, trials: int | N
 
     check_arguments(s.Where("odds.sweep", ""), trials=trials, seed=seed, threads=threads,
                     precision=precision, max_trials=max_trials, progress=progress, quiet=quiet)
+    solving.check(method, max_states, s.Where("odds.sweep", ""), precision=precision,
+                  client=client, trials=trials, seed=seed, threads=threads)
     base = as_scenario(scenario)
     where = s.Where(base.source, "")
     if not len(values):
@@ -113,9 +119,10 @@ def sweep(scenario: Scenario | str | Path, path: str, values, *, trials: int | N
               for value in values]
     played = play(points, [[i] for i in range(len(points))], {}, seed=seed, trials=trials,
                   precision=precision, max_trials=max_trials, threads=threads,
-                  progress=progress, quiet=quiet, client=client)
+                  progress=progress, quiet=quiet, client=client, method=method,
+                  max_states=max_states, where=s.Where("odds.sweep", ""))
     rows = [{"parameter": path, "value": value,
              **row(result, get_ruleset(result.scenario.ruleset)),
              "precision_met": result.precision_met}
             for value, result in zip(values, played.results)]
-    return Sweep(path, pd.DataFrame(rows), played.results, precision)
+    return Sweep(path, pd.DataFrame(rows), played.results, precision, played.method_note)

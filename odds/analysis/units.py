@@ -52,17 +52,19 @@ class UnitOutcome:
     losses_mean: float
     wounds_mean: float
 
-    def counts(self) -> dict[str, int]:
-        """Fights per reported fate; as at side level, ``destroyed`` includes ``caught``."""
+    def counts(self) -> dict[str, int | float]:
+        """Fights per reported fate (an exact tally's probability masses); as at side level,
+        ``destroyed`` includes ``caught``."""
         f = self.fates
-        return {"standing": int(f[UNIT_STANDING]),
-                "destroyed": int(f[UNIT_DESTROYED] + f[UNIT_CAUGHT]),
-                "caught": int(f[UNIT_CAUGHT]), "fled": int(f[UNIT_FLED]),
-                "unreached": int(f[UNIT_UNREACHED])}
+        return {"standing": f[UNIT_STANDING].item(),
+                "destroyed": (f[UNIT_DESTROYED] + f[UNIT_CAUGHT]).item(),
+                "caught": f[UNIT_CAUGHT].item(), "fled": f[UNIT_FLED].item(),
+                "unreached": f[UNIT_UNREACHED].item()}
 
-    def probabilities(self, trials: int) -> dict[str, tuple[float, float, float]]:
-        """Each fate as (probability, low, high), Wilson 95% interval."""
-        return proportions(self.counts(), trials)
+    def probabilities(self, tally) -> dict[str, tuple[float, float, float]]:
+        """Each fate as (probability, low, high), Wilson 95% interval (the point itself when
+        the ``tally`` is exact)."""
+        return proportions(self.counts(), tally.total, tally.exact)
 
 
 def unit_outcomes(scenario, tally) -> list[UnitOutcome]:
@@ -89,7 +91,7 @@ def _models(unit) -> int | None:
 
 def _recorded(tally, key: str, unit, stem: str) -> UnitOutcome:
     """A unit read from its own columns: P(fate = k) = its fate histogram at k / trials."""
-    fates = np.zeros(len(UNIT_FATES), np.int64)
+    fates = np.zeros(len(UNIT_FATES), tally.outcomes.dtype)
     h = tally.histogram(f"{stem}.fate")
     fates[:len(h)] = h
     return UnitOutcome(key, unit.name, _models(unit), fates, tally.mean(f"{stem}.lost"),
@@ -101,11 +103,11 @@ def _derived(tally, key: str, unit) -> UnitOutcome:
     destruction or both were destroyed, caught or fled when its side lost that way, else it
     is standing; its losses and wounds are its side's."""
     o = tally.outcomes.sum(axis=2)  # [winner, end]
-    fates = np.zeros(len(UNIT_FATES), np.int64)
+    fates = np.zeros(len(UNIT_FATES), tally.outcomes.dtype)
     fates[UNIT_DESTROYED] = o[ENEMY[key], DESTROYED] + o[NONE, MUTUAL]
     fates[UNIT_CAUGHT] = o[ENEMY[key], CAUGHT]
     fates[UNIT_FLED] = o[ENEMY[key], FLED]
-    fates[UNIT_STANDING] = tally.trials - fates.sum()
+    fates[UNIT_STANDING] = tally.total - fates.sum()
     return UnitOutcome(key, unit.name, _models(unit), fates, tally.mean(f"{key}_lost"),
                        tally.mean(f"{key}_wounds"))
 
@@ -118,7 +120,7 @@ def units_frame(result):
     rows = []
     for u in unit_outcomes(result.scenario, result.tally):
         row = {"side": u.side, "unit": u.unit, "models": u.models}
-        for fate, (p, low, high) in u.probabilities(result.trials).items():
+        for fate, (p, low, high) in u.probabilities(result.tally).items():
             row.update({fate: p, f"{fate}_low": low, f"{fate}_high": high})
         rows.append({**row, "losses_mean": u.losses_mean, "wounds_mean": u.wounds_mean})
     frame = pd.DataFrame(rows)
@@ -131,7 +133,7 @@ def units_dicts(result) -> list[dict]:
     mean losses and wounds, then each probability's ``_ci95`` as [low, high]."""
     out = []
     for u in unit_outcomes(result.scenario, result.tally):
-        probs = u.probabilities(result.trials)
+        probs = u.probabilities(result.tally)
         entry = {"side": u.side, "unit": u.unit, "models": u.models}
         entry.update({fate: p for fate, (p, _, _) in probs.items()})
         entry.update({"losses_mean": u.losses_mean, "wounds_mean": u.wounds_mean})
@@ -148,7 +150,7 @@ def units_summary_rows(result) -> list[dict]:
         stem = f"{u.side}.units[{u.unit}]"
         rows += [{"outcome": f"{stem}.{fate}", "kind": "probability", "value": p,
                   "ci95_low": low, "ci95_high": high}
-                 for fate, (p, low, high) in u.probabilities(result.trials).items()]
+                 for fate, (p, low, high) in u.probabilities(result.tally).items()]
         rows += [{"outcome": f"{stem}.{key}", "kind": "mean", "value": getattr(u, key)}
                  for key in MEANS]
     return rows
@@ -183,15 +185,17 @@ def units_table(result) -> list[str]:
     from odds.analysis import report
 
     unreached = can_be_unreached(result.scenario)
+    interval = not result.tally.exact
     rows = []
     for u in unit_outcomes(result.scenario, result.tally):
-        probs = u.probabilities(result.trials)
+        probs = u.probabilities(result.tally)
         p, low, high = probs["destroyed"]
-        row = [u.unit, u.side, report.percent(p, 2),
-               f"[{report.percent(low, 2)}, {report.percent(high, 2)}]",
-               report.percent(probs["caught"][0], 2), report.percent(probs["fled"][0], 2)]
+        row = [u.unit, u.side, report.percent(p, 2)]
+        row += [f"[{report.percent(low, 2)}, {report.percent(high, 2)}]"] * interval
+        row += [report.percent(probs["caught"][0], 2), report.percent(probs["fled"][0], 2)]
         row += [report.percent(probs["unreached"][0], 2)] * unreached
         lost = report.number(u.losses_mean)
         rows.append(row + [lost if u.models is None else f"{lost} of {u.models}"])
-    names = ["per unit", "side", "destroyed", "95% interval", "of which caught", "fled"]
+    names = ["per unit", "side", "destroyed"] + ["95% interval"] * interval + [
+        "of which caught", "fled"]
     return report.table(rows, names + ["unreached"] * unreached + ["mean models lost"], left=2)

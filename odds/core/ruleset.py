@@ -58,23 +58,25 @@ class Ruleset:
         return needs_compiling(importlib.import_module(self.kernel), plan)
 
 
-def needs_compiling(module, plan=None) -> bool:
-    """Whether calling ``module.play_chunk`` compiles numba code first: one of its entry
-    functions has nothing compiled in this process and no fresh entry in numba's on-disk
-    cache (an index file whose stamp matches the source). When that cannot be told, False.
+def needs_compiling(module, plan=None, entry: str = "play_chunk") -> bool:
+    """Whether calling ``module.play_chunk`` (or another ``entry``, e.g. an exact solver's
+    ``solve``) compiles numba code first: one of its entry functions has nothing compiled in
+    this process and no fresh entry in numba's on-disk cache (an index file whose stamp
+    matches the source). When that cannot be told, False.
 
-    The entry functions are ``play_chunk`` itself when it is compiled, else the one that
+    The entry functions are the entry itself when it is compiled, else the one that
     ``module.entry(plan)`` names for this plan (a kernel compiled in variants), else the
-    compiled functions a plain-Python ``play_chunk`` calls (e.g. one per thread)."""
-    return any(not d.overloads and not _cached(d) for d in _entry_dispatchers(module, plan))
+    compiled functions a plain-Python entry calls (e.g. one per thread)."""
+    return any(not d.overloads and not _cached(d)
+               for d in _entry_dispatchers(module, plan, entry))
 
 
-def _entry_dispatchers(module, plan=None) -> list:
+def _entry_dispatchers(module, plan=None, entry: str = "play_chunk") -> list:
     from numba.core.dispatcher import Dispatcher
 
-    if plan is not None and hasattr(module, "entry"):
+    if plan is not None and entry == "play_chunk" and hasattr(module, "entry"):
         return [module.entry(plan)]
-    play = module.play_chunk
+    play = getattr(module, entry)
     if isinstance(play, Dispatcher):
         return [play]
     names, codes = set(), [play.__code__]
