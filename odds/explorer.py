@@ -8,6 +8,7 @@ import html
 import io
 import time
 
+from odds.analysis import report
 from odds.analysis.comparison_file import cell
 from odds.analysis.knobs import default_knobs, user_knob
 from odds.api import check_arguments, simulate
@@ -16,10 +17,12 @@ from odds.errors import ScenarioError
 from odds.scenario import as_scenario
 
 TRIAL_CHOICES = (10_000, 50_000, 200_000, 1_000_000)
+METHODS = {"simulate": "mc", "exact when it can": "auto"}
 INSTALL = 'odds.explore needs ipywidgets (in Jupyter): pip install "odds[jupyter]"'
 
 
-def explore(scenario, *, trials: int = 50_000, seed: int | None = None, **knobs) -> "Explorer":
+def explore(scenario, *, trials: int = 50_000, seed: int | None = None, method: str = "mc",
+            **knobs) -> "Explorer":
     """Controls for a scenario and its result, re-simulated on every change (Jupyter).
 
     ``scenario`` is what :func:`odds.simulate` takes (a path, a Scenario, a dict). Without
@@ -37,26 +40,33 @@ def explore(scenario, *, trials: int = 50_000, seed: int | None = None, **knobs)
     compiled (the first run of a session) an update at 50,000 fights takes a few tenths of a
     second, mostly drawing the charts (the fights themselves take a few hundredths); sliders
     run when released, not while dragged. A value the scenario refuses shows its error
-    instead, and the last accepted result stays below it. The returned :class:`Explorer`
+    instead, and the last accepted result stays below it. ``method="auto"`` (or the
+    "answer" control) solves each fight exactly when the ruleset's solver can, with no noise,
+    and simulates otherwise (see :func:`odds.simulate`). The returned :class:`Explorer`
     displays itself in Jupyter (its ``widget`` can be placed in a layout).
     """
     try:
         import ipywidgets  # noqa: F401
     except ImportError as error:
         raise ImportError(INSTALL) from error
-    return Explorer(scenario, trials, seed, knobs)
+    return Explorer(scenario, trials, seed, knobs, method)
 
 
 class Explorer:
     """The explorer: ``widget`` (an ipywidgets VBox), ``controls`` (path -> widget),
-    ``trials_control``, ``output``, and after each update ``result`` (the last good
+    ``trials_control``, ``method_control``, ``output``, and after each update ``result`` (the
+    last good
     :class:`~odds.analysis.result.Result`) and ``error`` (the refused value's message, or
     None)."""
 
-    def __init__(self, scenario, trials: int, seed: int | None, knobs: dict):
+    def __init__(self, scenario, trials: int, seed: int | None, knobs: dict,
+                 method: str = "mc"):
         import ipywidgets as w
 
         check_arguments(trials=trials, seed=seed)
+        if method not in METHODS.values():
+            raise (ARGUMENTS / "method").error(f"must be 'mc' or 'auto' (the explorer always "
+                                               f"has an answer), got {method!r}")
         self.base = as_scenario(scenario)
         self.seed = seed
         chosen = [user_knob(path, spec, self.base) for path, spec in knobs.items()] if knobs \
@@ -65,15 +75,18 @@ class Explorer:
         self.trials_control = w.Dropdown(
             options=[(f"{n:,}", n) for n in sorted({*TRIAL_CHOICES, trials})], value=trials,
             description="fights")
+        self.method_control = w.Dropdown(options=list(METHODS.items()), value=method,
+                                         description="answer")
         self.output = w.Output()
         self.status = w.HTML()
         self.result, self.error = None, None
         self.widget = w.VBox([*_sections(w, chosen, self.controls),
-                              w.HBox([self.trials_control, self.status]), self.output])
+                              w.HBox([self.trials_control, self.method_control, self.status]),
+                              self.output])
         self._shown = ()
         self.scenario()  # a path that leads nowhere, or a refused starting value, is raised
         self.update()
-        for control in (*self.controls.values(), self.trials_control):
+        for control in (*self.controls.values(), self.trials_control, self.method_control):
             control.observe(lambda change: self.update(), names="value")
 
     def scenario(self):
@@ -95,12 +108,13 @@ class Explorer:
             return
         start = time.perf_counter()
         result = simulate(scenario, trials=self.trials_control.value, seed=self.seed,
-                          quiet=True)
+                          quiet=True, method=self.method_control.value)
         self.result, self.error = result, None
         self._shown = (_html_output(result._repr_html_()), _chart_output(result))
         self.output.outputs = self._shown
-        self.status.value = (f"{result.trials:,} fights, updated in "
-                             f"{time.perf_counter() - start:.2f} s")
+        note = f" ({html.escape(result.method_note)})" if result.method_note else ""
+        self.status.value = (f"{report.size(result)}, updated in "
+                             f"{time.perf_counter() - start:.2f} s{note}")
 
     def _repr_mimebundle_(self, **kwargs):
         return self.widget._repr_mimebundle_(**kwargs)
