@@ -303,6 +303,13 @@ def _walk(laws, kinds, w0, w1, start):
     return live, attacker_down, defender_down, states
 
 
+def _kind(plan, x: Exchange) -> tuple[int, int, int]:
+    """What an exchange's law depends on: the dice of side 0 and side 1, and who turns dice
+    first when both may (R3-6); otherwise who started it makes no difference."""
+    dice = (plan.attacks[0], x.answer) if x.active == 0 else (x.answer, plan.attacks[1])
+    return (*dice, x.active if plan.adjust[0] and plan.adjust[1] else -1)
+
+
 def solve(plan, max_states: int):
     """(rows, weights, states): every way the fight ends, as ``kernel.play_fight`` writes it
     (winner, end, rounds, attacker_lost, defender_lost, attacker_wounds, defender_wounds,
@@ -324,12 +331,12 @@ def solve(plan, max_states: int):
     exchanges = schedule(plan)
     kinds, laws, states = {}, [], 1
     for x in exchanges:
-        if (x.active, x.answer) not in kinds:
+        if _kind(plan, x) not in kinds:
             law, held = exchange_law(plan, x.active, x.answer, max_states, x.turn)
             states = max(states, held)
-            kinds[x.active, x.answer] = len(laws)
+            kinds[_kind(plan, x)] = len(laws)
             laws.append(wound_law(plan, law))
-    kind = np.array([kinds[x.active, x.answer] for x in exchanges], np.int64)
+    kind = np.array([kinds[_kind(plan, x)] for x in exchanges], np.int64)
     laws = np.array(laws) if laws else np.zeros((1, w0 + 1, w1 + 1))
     live, attacker_down, defender_down, held = _walk(laws, kind, w0, w1, start)
     for x, n in zip(exchanges, held):
