@@ -11,13 +11,16 @@
 from __future__ import annotations
 
 import itertools
+import math
 from collections import Counter
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 import pytest
 from exact_parity import assert_parity, solved
-from test_d10skirmish_exchange import EXACT_CASES, enumerate_exactly, exchange_scenario, oracle
+from test_d10skirmish_exchange import (EXACT_CASES, enumerate_exactly, exchange_scenario,
+                                       fighter as exchange_fighter, oracle)
 from test_d10skirmish_fight import SCHEDULES, TROOPER, fighter, one_exchange_law, scenario
 from test_d10skirmish_parity import CASES
 
@@ -146,10 +149,7 @@ def test_worked_example_exchange_R3_3_R3_5_R3_7():
 
 def _orders(roll) -> int:
     """How many ordered rolls give this sorted one."""
-    out = 6
-    for k in Counter(roll).values():
-        out //= [1, 1, 2, 6][k]
-    return out
+    return math.factorial(len(roll)) // math.prod(map(math.factorial, Counter(roll).values()))
 
 
 @pytest.mark.parametrize("a, b, answer, options",
@@ -170,13 +170,44 @@ def test_exchange_law_equals_every_roll_R3_4_to_R3_7(a, b, answer, options):
     assert_same_law(solver, expected, f"{a} vs {b}, {answer}")
 
 
+# faces folded when dice are turned (exact._faces), against every roll of all ten faces
+TURNING = [
+    ("R3-6_bundled_blademaster_vs_brute", lambda: odds.load(BUNDLED[0])),
+    ("R3-6_both_turn-R3-7_turned_crits", lambda: exchange_scenario(
+        exchange_fighter(7, 2, "hits"), exchange_fighter(4, 1, "blocks"),
+        adjust_can_create_crit=True)),
+    ("R3-6_low_against_high-R3-7_never_blockable", lambda: exchange_scenario(
+        exchange_fighter(2, 1, "blocks"), exchange_fighter(9, 3, "hits", ["extra melee weapon"]),
+        crit_blockable="never")),
+]
+
+
+@pytest.mark.parametrize("make", [pytest.param(c[1], id=c[0]) for c in TURNING])
+@pytest.mark.parametrize("active", [0, 1])
+def test_exchange_law_with_faces_folded_equals_all_faces_R3_6(make, active):
+    """With dice turned, the solver tells apart only the faces that can matter; its law
+    equals the one over every sorted roll of all ten faces, with either side starting."""
+    plan = RULESET.compile(make())
+    dice = (plan.attacks[0], plan.attacks[1])
+    table, states = exact.exchange_law(plan, active, dice[1 - active], 10**6)
+    every_face = {f: 1 / 10 for f in range(1, 11)}
+    rolls = [exact._rolls(n, every_face) for n in dice]
+    assert states < len(rolls[0][0]) * len(rolls[1][0])  # some faces were folded
+    expected = exact._tally_rolls(*rolls[0], *rolls[1], *dice, *plan.skill, *plan.adjust,
+                                  *plan.adjust_blocks, active, plan.crit_blockable,
+                                  plan.create_crit)
+    assert abs(expected.sum() - 1) < TOLERANCE
+    assert np.abs(table - expected).max() < TOLERANCE
+
+
 # --- the state bound and what is covered ---------------------------------------------------
 
 # the most states of a step: the pairs of sorted rolls when the blademaster turns a die (its
-# 5 dice over faces 1-10 against the brute's 3 over 1-5 and a miss: 2002 x 56); the wound
-# states of two 20-wound fighters of 1 die each after 13 exchanges (each deals 0 or 1: 14 x 14)
+# 5 dice over 9 faces that matter, 1-6, 7-8, 9, 10, against the brute's 3 over 1-5 and a
+# miss: 1287 x 56); the wound states of two 20-wound fighters of 1 die each after 13
+# exchanges (each deals 0 or 1 wound: 14 x 14)
 STATES = [
-    ("bundled_blademaster_vs_brute", lambda: odds.load(BUNDLED[0]), 112_112),
+    ("bundled_blademaster_vs_brute", lambda: odds.load(BUNDLED[0]), 72_072),
     ("wound_states", lambda: scenario(fighter("A", 2, ap=3, w=20), fighter("D", 2, w=20),
                                       max_rounds=3), 196),
 ]

@@ -111,35 +111,45 @@ def exchange_law(plan, active: int, answer: int, max_states: int, turn: int = 1)
                                    plan.crit_blockable)
         check_states(states, max_states, turn)
         return law, states
-    tops = [_top_face(plan, s) for s in (0, 1)]
-    counts = [math.comb(dice[s] + _classes(tops[s]) - 1, dice[s]) for s in (0, 1)]
-    states = counts[0] * counts[1]
+    faces = [_faces(plan, s) for s in (0, 1)]
+    states = math.comb(dice[0] + len(faces[0]) - 1, dice[0]) * \
+        math.comb(dice[1] + len(faces[1]) - 1, dice[1])
     check_states(states, max_states, turn)  # before resolving them one by one
-    rolls = [_rolls(dice[s], tops[s]) for s in (0, 1)]
+    rolls = [_rolls(dice[s], faces[s]) for s in (0, 1)]
     law = _tally_rolls(*rolls[0], *rolls[1], dice[0], dice[1], plan.skill[0], plan.skill[1],
                        plan.adjust[0], plan.adjust[1], plan.adjust_blocks[0],
                        plan.adjust_blocks[1], active, plan.crit_blockable, plan.create_crit)
     return law, states
 
 
-def _top_face(plan, s: int) -> int:
-    """The highest face that matters for side s: its MS, or MS + 1 if it turns dice (a die
-    one above its MS can be turned into a hit). Every face above it misses, whatever is
-    turned, and is rolled as a 10 (R3-5, R3-6)."""
-    return min(FACES, plan.skill[s] + (plan.adjust[s] > 0))
+def _faces(plan, s: int) -> dict[int, float]:
+    """The faces that tell side s's dice apart when dice are turned (R3-5, R3-6), each the
+    face shown for all the faces it stands for, with their probability:
+
+    - each face that an enemy hit may equal, as it shows or turned by one (it may block or be
+      blocked), and a 2 that may be turned to a critical 1;
+    - the hits above: no enemy hit (at most the enemy's MS, whatever it turns) can ever equal
+      them, so they land and turning them never helps: shown as its MS;
+    - one above its MS, if it turns dice: a miss it may turn into a hit;
+    - the faces above: misses whatever is turned, shown as a 10.
+    """
+    skill = plan.skill[s]
+    turns = plan.adjust[s] > 0
+    kept = min(skill, plan.skill[1 - s] + turns)
+    faces = {f: 1 / FACES for f in range(1, kept + 1)}
+    if skill > kept:
+        faces[skill] = (skill - kept) / FACES
+    top = min(FACES, skill + turns)
+    if top > skill:
+        faces[top] = 1 / FACES
+    if top < FACES:
+        faces[FACES] = (FACES - top) / FACES
+    return faces
 
 
-def _classes(top: int) -> int:
-    """Faces 1 .. top, and one more for the faces above it, if any."""
-    return top + (top < FACES)
-
-
-def _rolls(n: int, top: int) -> tuple[np.ndarray, np.ndarray]:
-    """Every roll of n D10s, sorted, as the kernel's packed counts by face, and its
-    probability; faces above ``top`` folded into one shown as a 10 (see :func:`_top_face`)."""
-    faces = list(range(1, top + 1)) + ([FACES] if top < FACES else [])
-    p = {f: 1 / FACES for f in range(1, top + 1)}
-    p[FACES] = p.get(FACES, (FACES - top) / FACES)
+def _rolls(n: int, faces: dict[int, float]) -> tuple[np.ndarray, np.ndarray]:
+    """Every roll of n dice over ``faces`` (see :func:`_faces`), sorted, as the kernel's
+    packed counts by face, and its probability."""
     packed, weights = [], []
     for roll in itertools.combinations_with_replacement(faces, n):
         ways = math.factorial(n)
@@ -147,7 +157,7 @@ def _rolls(n: int, top: int) -> tuple[np.ndarray, np.ndarray]:
         for f in set(roll):
             k = roll.count(f)
             ways //= math.factorial(k)
-            weight *= p[f] ** k
+            weight *= faces[f] ** k
         packed.append(sum(1 << (SHIFT * f) for f in roll))
         weights.append(ways * weight)
     return np.array(packed, np.int64), np.array(weights)
@@ -316,7 +326,7 @@ def solve(plan, max_states: int):
     exchanges, pushed), its probability, and the most states a step held."""
     w0, w1 = plan.wounds
     c = plan.charger
-    rows, weights = [], []
+    parts = []
     start = 1.0
     if plan.push:  # R3-9: an MS test; on a success the target falls and the melee ends
         success = plan.skill[c] / FACES
@@ -324,9 +334,8 @@ def solve(plan, max_states: int):
         lost = fall == plan.wounds[1 - c]
         taken = [0, 0]
         taken[1 - c] = fall
-        rows.append((WINNER[c], DESTROYED if lost else FLED, 1, c == 1 and lost,
-                     c == 0 and lost, taken[0], taken[1], 0, 1))
-        weights.append(success)
+        parts.append(_rows(success, WINNER[c], DESTROYED if lost else FLED, 1, c == 1 and lost,
+                           c == 0 and lost, taken[0], taken[1], 0, 1))
         start = 1.0 - success
     exchanges = schedule(plan)
     kinds, laws, states = {}, [], 1
@@ -342,21 +351,28 @@ def solve(plan, max_states: int):
     for x, n in zip(exchanges, held):
         check_states(int(n), max_states, x.turn)
         states = max(states, int(n))
-    for k, x in enumerate(exchanges):
-        for j in np.flatnonzero(attacker_down[k]):
-            both = j == w1
-            rows.append((NONE if both else DEFENDER, MUTUAL if both else DESTROYED, x.turn,
-                         1, both, w0, j, k + 1, 0))
-            weights.append(attacker_down[k, j])
-        for i in np.flatnonzero(defender_down[k]):
-            rows.append((ATTACKER, DESTROYED, x.turn, 0, 1, i, w1, k + 1, 0))
-            weights.append(defender_down[k, i])
-    fled = bool(exchanges) and exchanges[-1].fled
-    for i, j in zip(*np.nonzero(live)):
-        if fled:  # R3-8: the fleeing fighter took the exchange's hits and leaves
-            x = exchanges[-1]
-            rows.append((WINNER[x.active], FLED, x.turn, 0, 0, i, j, len(exchanges), 0))
-        else:  # A5
-            rows.append((NONE, UNRESOLVED, plan.max_rounds, 0, 0, i, j, len(exchanges), 0))
-        weights.append(live[i, j])
-    return np.array(rows, np.int64).T.reshape(9, -1), np.array(weights), states
+    turns = np.array([x.turn for x in exchanges], np.int64)
+    k, j = np.nonzero(attacker_down)
+    both = j == w1  # A6
+    parts.append(_rows(attacker_down[k, j], np.where(both, NONE, DEFENDER),
+                       np.where(both, MUTUAL, DESTROYED), turns[k], 1, both, w0, j, k + 1, 0))
+    k, i = np.nonzero(defender_down)
+    parts.append(_rows(defender_down[k, i], ATTACKER, DESTROYED, turns[k], 0, 1, i, w1, k + 1,
+                       0))
+    i, j = np.nonzero(live)
+    if exchanges and exchanges[-1].fled:  # R3-8: the fleeing fighter took the hits and left
+        last = exchanges[-1]
+        parts.append(_rows(live[i, j], WINNER[last.active], FLED, last.turn, 0, 0, i, j,
+                           len(exchanges), 0))
+    else:  # A5
+        parts.append(_rows(live[i, j], NONE, UNRESOLVED, plan.max_rounds, 0, 0, i, j,
+                           len(exchanges), 0))
+    return (np.concatenate([rows for rows, _ in parts], axis=1),
+            np.concatenate([weights for _, weights in parts]), states)
+
+
+def _rows(weights, *columns):
+    """(rows, weights) of outcome rows whose columns are given as values or arrays."""
+    weights = np.atleast_1d(weights)
+    rows = np.stack([np.broadcast_to(np.asarray(x, np.int64), weights.shape) for x in columns])
+    return rows, weights
