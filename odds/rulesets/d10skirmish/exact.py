@@ -287,27 +287,35 @@ def _walk(laws, kinds, w0, w1, start):
     attacker_down = np.zeros((len(kinds), w1 + 1))
     defender_down = np.zeros((len(kinds), w0))
     states = np.zeros(len(kinds), np.int64)
+    # each law's possible outcomes: wounds to the attacker, to the defender, probability
+    n = np.zeros(len(laws), np.int64)
+    to0 = np.zeros((len(laws), (w0 + 1) * (w1 + 1)), np.int64)
+    to1 = np.zeros_like(to0)
+    mass = np.zeros(to0.shape)
+    for m in range(len(laws)):
+        for i in range(w0 + 1):
+            for j in range(w1 + 1):
+                if laws[m, i, j] != 0.0:
+                    to0[m, n[m]], to1[m, n[m]], mass[m, n[m]] = i, j, laws[m, i, j]
+                    n[m] += 1
     for k in range(len(kinds)):
-        law = laws[kinds[k]]
+        m = kinds[k]
         new = np.zeros((w0, w1))
         for a in range(w0):
             for b in range(w1):
                 p = live[a, b]
                 if p == 0.0:
                     continue
-                for i in range(w0 + 1):
-                    x = min(a + i, w0)
-                    for j in range(w1 + 1):
-                        q = law[i, j]
-                        if q == 0.0:
-                            continue
-                        y = min(b + j, w1)
-                        if x == w0:
-                            attacker_down[k, y] += p * q
-                        elif y == w1:
-                            defender_down[k, x] += p * q
-                        else:
-                            new[x, y] += p * q
+                for e in range(n[m]):
+                    x = min(a + to0[m, e], w0)
+                    y = min(b + to1[m, e], w1)
+                    q = p * mass[m, e]
+                    if x == w0:
+                        attacker_down[k, y] += q
+                    elif y == w1:
+                        defender_down[k, x] += q
+                    else:
+                        new[x, y] += q
         live = new
         states[k] = _live(live)
     return live, attacker_down, defender_down, states
