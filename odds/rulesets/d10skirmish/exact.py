@@ -16,7 +16,6 @@ by one.
 """
 from __future__ import annotations
 
-import itertools
 import math
 from typing import NamedTuple
 
@@ -150,17 +149,37 @@ def _faces(plan, s: int) -> dict[int, float]:
 def _rolls(n: int, faces: dict[int, float]) -> tuple[np.ndarray, np.ndarray]:
     """Every roll of n dice over ``faces`` (see :func:`_faces`), sorted, as the kernel's
     packed counts by face, and its probability."""
-    packed, weights = [], []
-    for roll in itertools.combinations_with_replacement(faces, n):
-        ways = math.factorial(n)
-        weight = 1.0
-        for f in set(roll):
-            k = roll.count(f)
-            ways //= math.factorial(k)
-            weight *= faces[f] ** k
-        packed.append(sum(1 << (SHIFT * f) for f in roll))
-        weights.append(ways * weight)
-    return np.array(packed, np.int64), np.array(weights)
+    return _sorted_rolls(n, np.array(list(faces), np.int64), np.array(list(faces.values())),
+                         math.comb(n + len(faces) - 1, n))
+
+
+@njit(cache=True)
+def _sorted_rolls(n, shown, p, m):
+    """The m rolls of :func:`_rolls`: each count of dice per face (the faces ``shown`` with
+    probabilities ``p``), in turn, with its multinomial probability."""
+    fact = np.ones(n + 1)
+    for k in range(1, n + 1):
+        fact[k] = fact[k - 1] * k
+    last = len(shown) - 1
+    counts = np.zeros(len(shown), np.int64)
+    counts[0] = n
+    packed = np.zeros(m, np.int64)
+    weights = np.zeros(m)
+    for r in range(m):
+        weight = fact[n]
+        for f in range(len(shown)):
+            packed[r] += counts[f] << (SHIFT * shown[f])
+            weight *= p[f] ** counts[f] / fact[counts[f]]
+        weights[r] = weight
+        if r + 1 < m:  # the next count: one die moves from the last face that has any
+            j = last - 1
+            while counts[j] == 0:
+                j -= 1
+            tail = counts[last]
+            counts[last] = 0
+            counts[j] -= 1
+            counts[j + 1] = tail + 1
+    return packed, weights
 
 
 @njit(cache=True)
