@@ -62,6 +62,7 @@ RULESET = Ruleset(
     check=rules.check,
     compile=compile_plan,
     kernel="odds.rulesets.d10skirmish.kernel",
+    exact="odds.rulesets.d10skirmish.exact",
     # R3-1 (line of sight, movement into base contact) is geometry: a scenario starts with the
     # charge or push declared (README.md "Out of scope")
     rule_ids=tuple(f"R3-{i}" for i in range(2, 10)),
