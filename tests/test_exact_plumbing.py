@@ -41,6 +41,14 @@ class Empirical:
         return rows, counts / N, rows.shape[1]
 
 
+@pytest.fixture(autouse=True)
+def no_figures_left():
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
 @pytest.fixture
 def empirical(monkeypatch):
     solvers = {}
