@@ -1,0 +1,404 @@
+"""The blackpowder exact solver (issue 12): kernel.py's charge and melee, computed instead of
+sampled, round by round, from the same compiled plan.
+
+A live fight between rounds is (h, won, steady used, re-rolls left, T0, T1): whether the
+hedgehog formed (R4-4), who won the last round (none / attacker / defender, §5.4), each side's
+*steady* and *valiant* state (§5.5) and each side's failed saves so far (T, the ``wounds``
+column). Casualties are discarded only beyond stamina (§5.4), so the casualties that count
+follow from T: ``min(start + T, stamina)``; T is kept, not both. The first six parts form a
+small "core"; each live core holds a dense 2-D array over (T0, T1), and a round moves each
+array's mass by (casualties suffered) into the next cores' arrays or into the ways a fight
+ends that round. Hits, saves, re-rolls, the D3 and the 2D6 break tests are enumerated exactly
+(dice counts as binomials, as the kernel draws them).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+from numba.typed import List
+
+from odds.core import exact
+from odds.core.outcome import (
+    ATTACKER,
+    DEFENDER,
+    DESTROYED,
+    ENDS,
+    FLED,
+    MUTUAL,
+    NO_FIGHT,
+    NONE,
+    UNRESOLVED,
+)
+from odds.rulesets.blackpowder.compile import (
+    BREAK,
+    EVADED,
+    EVADER_DESTROYED,
+    HALTED,
+    HOLD,
+    LOWEST,
+    RETIRE,
+)
+from odds.rulesets.blackpowder.kernel import _ending
+
+# the ways a melee or closing fire ends, (winner, end) at index KIND
+KINDS = ((ATTACKER, DESTROYED), (DEFENDER, DESTROYED), (ATTACKER, FLED), (DEFENDER, FLED),
+         (NONE, MUTUAL), (NONE, UNRESOLVED))
+KIND = np.full(3 * len(ENDS), -1, np.int64)
+for _i, (_w, _e) in enumerate(KINDS):
+    KIND[_w * len(ENDS) + _e] = _i
+N_ENDS = len(ENDS)
+TEST_OUTCOMES = 16  # room for one side's break-test outcomes (re-rolls left + 3)
+
+
+def covers(scenario) -> str | None:
+    """Every rule the blackpowder kernel plays is solved exactly: one unit a side (all the
+    ruleset takes), every reaction, special rule, support and modifier."""
+    return None
+
+
+@njit(cache=True)
+def _decode(key, nr0, nr1):
+    """(h, won, steady used 0, steady used 1, re-rolls left 0, re-rolls left 1) of a core."""
+    rr1 = key % nr1
+    key //= nr1
+    rr0 = key % nr0
+    key //= nr0
+    su1 = key % 2
+    key //= 2
+    su0 = key % 2
+    key //= 2
+    return key // 3, key % 3, su0, su1, rr0, rr1
+
+
+@njit(cache=True)
+def _encode(h, won, su0, su1, rr0, rr1, nr0, nr1):
+    return ((((h * 3 + won) * 2 + su0) * 2 + su1) * nr0 + rr0) * nr1 + rr1
+
+
+@njit(cache=True)
+def _hits_then_saves(n, p_hit, reroll_misses, reroll_one, p_unsaved, stubborn, p_save):
+    """P(k casualties) from n dice: kernel._hits then kernel._casualties, enumerated (R4-6,
+    re-rolls and stubborn §5.3)."""
+    if reroll_misses:
+        hits = exact.binomial_pmf(n, p_hit + (1.0 - p_hit) * p_hit)
+    else:
+        hits = exact.binomial_pmf(n, p_hit)
+        if reroll_one:  # one miss re-rolled: k < n hits become k + 1 with P(hit)
+            for k in range(n - 1, -1, -1):
+                moved = hits[k] * p_hit
+                hits[k] -= moved
+                hits[k + 1] += moved
+    lost = np.zeros(n + 1)
+    for k in range(n + 1):
+        if hits[k] > 0.0:
+            lost[:k + 1] += hits[k] * exact.binomial_pmf(k, p_unsaved)
+    if stubborn:  # one failed save re-rolled: k > 0 casualties become k - 1 with P(save)
+        for k in range(1, n + 1):
+            moved = lost[k] * p_save
+            lost[k] -= moved
+            lost[k - 1] += moved
+    return lost
+
+
+@njit(cache=True)
+def _losses(plan):
+    """P(side s inflicts k casualties) at [h, round (0 first, 1 later), s, won last round,
+    shaken now, k]."""
+    n_max = int(plan.dice.max())
+    out = np.zeros((2, 2, 2, 2, 2, n_max + 1))
+    for h in range(2):
+        for r in range(2):
+            for s in range(2):
+                for won in range(2):
+                    for shaken in range(2):
+                        n = plan.dice[h, r, s]
+                        out[h, r, s, won, shaken, :n + 1] = _hits_then_saves(
+                            n, plan.p_hit[h, r, s, won, shaken], plan.reroll_misses[h, r, s],
+                            plan.reroll_one_miss[h, s], plan.p_unsaved[h, r, s],
+                            plan.reroll_one_save[h, 1 - s], plan.p_save[h, r, s])
+    return out
+
+
+@njit(cache=True)
+def _test(plan, h, s, deduction, shaken, su, rr, res, sus, rrs, ps):
+    """Side s's break test at 2D6 - deduction (kernel._break_test, §5.5) as its outcomes
+    (result, steady used, re-rolls left, probability); returns how many."""
+    if plan.first_test_passed[h, s] and su == 0:
+        res[0], sus[0], rrs[0], ps[0] = HOLD, 1, rr, 1.0
+        return 1
+    q = (0.0, 0.0, 0.0)  # P(hold), P(retire), P(break) of one roll
+    for a in range(1, 7):
+        for b in range(1, 7):
+            result = plan.band[max(a + b - deduction - LOWEST, 0)]
+            if plan.square[h, s] and result != BREAK:
+                result = HOLD
+            if result == RETIRE and plan.shaken_retire_breaks and shaken:
+                result = BREAK
+            if result == HOLD:
+                q = (q[0] + 1.0 / 36.0, q[1], q[2])
+            elif result == RETIRE:
+                q = (q[0], q[1] + 1.0 / 36.0, q[2])
+            else:
+                q = (q[0], q[1], q[2] + 1.0 / 36.0)
+    n = 0
+    reach = 1.0  # P(this many failed tests re-rolled so far)
+    for j in range(rr + 1):
+        if q[HOLD] > 0.0:
+            res[n], sus[n], rrs[n], ps[n] = HOLD, su, rr - j, reach * q[HOLD]
+            n += 1
+        if j < rr:
+            reach *= 1.0 - q[HOLD]
+    for result in (RETIRE, BREAK):
+        if q[result] > 0.0 and reach > 0.0:
+            res[n], sus[n], rrs[n], ps[n] = result, su, 0, reach * q[result]
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _stand(su, rr, res, sus, rrs, ps, result=HOLD):
+    """One certain outcome: no test (hold), or a retirement without a test."""
+    res[0], sus[0], rrs[0], ps[0] = result, su, rr, 1.0
+    return 1
+
+
+@njit(cache=True)
+def _add(dest, wt, n, d, p):
+    """Add probability p to destination d in the short list (dest, wt) of n entries."""
+    for j in range(n):
+        if dest[j] == d:
+            wt[j] += p
+            return n
+    dest[n] = d
+    wt[n] = p
+    return n + 1
+
+
+@njit(cache=True)
+def _round_outcomes(plan, h, r, core, cas, inflicted, q, nr0, nr1, work, iwork, counts,
+                    tests, dest, wt):
+    """Where a live fight goes after one round in which side s inflicted inflicted[s]
+    casualties (probability q): next cores (>= 0) or ends (-1 - kind), with probabilities,
+    summed over the D3 (§5.3) and both break tests (kernel._melee). cas[s] is side s's
+    casualties with this round's, before excess is discarded. Returns how many."""
+    su = (core[2], core[3])
+    rr = (core[4], core[5])
+    stamina = plan.stamina
+    n = 0
+    nd = (3 if plan.result_d3[h, r, 0] else 1, 3 if plan.result_d3[h, r, 1] else 1)
+    for d0 in range(nd[0]):
+        for d1 in range(nd[1]):
+            pd = q / (nd[0] * nd[1])
+            result0 = inflicted[0] + plan.result_bonus[h, r, 0] + (d0 + 1 if nd[0] == 3 else 0)
+            result1 = inflicted[1] + plan.result_bonus[h, r, 1] + (d1 + 1 if nd[1] == 3 else 0)
+            won = 0
+            for s in range(2):
+                res, sus, rrs, ps = work[s, 0], iwork[s, 0], iwork[s, 1], work[s, 1]
+                t = 1 - s
+                shaken = cas[s] >= stamina[s]
+                if result0 != result1:
+                    w = 0 if result0 > result1 else 1
+                    won = w + 1
+                    if s != w:
+                        margin = abs(result0 - result1)
+                        counts[s] = _test(plan, h, s, margin, shaken, su[s], rr[s], res, sus,
+                                          rrs, ps)
+                    elif plan.test_on_casualty[h, s] and inflicted[t] > 0:
+                        counts[s] = _test(plan, h, s, 0, shaken, su[s], rr[s], res, sus, rrs,
+                                          ps)
+                    else:
+                        counts[s] = _stand(su[s], rr[s], res, sus, rrs, ps)
+                elif shaken:  # drawn combat (§5.4)
+                    counts[s] = _test(plan, h, s, 0, shaken, su[s], rr[s], res, sus, rrs, ps)
+                elif plan.cavalry[s]:
+                    counts[s] = _stand(su[s], rr[s], res, sus, rrs, ps, RETIRE)
+                elif plan.test_on_casualty[h, s] and inflicted[t] > 0:
+                    counts[s] = _test(plan, h, s, 0, shaken, su[s], rr[s], res, sus, rrs, ps)
+                else:
+                    counts[s] = _stand(su[s], rr[s], res, sus, rrs, ps)
+            for i in range(counts[0]):
+                for j in range(counts[1]):
+                    p = pd * work[0, 1, i] * work[1, 1, j]
+                    tests[0] = np.int64(work[0, 0, i])
+                    tests[1] = np.int64(work[1, 0, j])
+                    winner, end, over = _ending(tests)
+                    if over:
+                        d = -1 - KIND[winner * N_ENDS + end]
+                    else:
+                        d = _encode(h, won, iwork[0, 0, i], iwork[1, 0, j], iwork[0, 1, i],
+                                    iwork[1, 1, j], nr0, nr1)
+                    n = _add(dest, wt, n, d, p)
+    return n
+
+
+@njit(cache=True)
+def _round(plan, r, cores, mass, lq, nr0, nr1):
+    """One melee round (R4-6, §5.3-§5.5) from the live cores and their (T0, T1) masses:
+    (next cores, their masses, the mass of each way of ending this round over (T0, T1))."""
+    m, b0, b1 = mass.shape
+    grow = (plan.dice[:, r, 1].max(), plan.dice[:, r, 0].max())  # most casualties suffered
+    n0, n1 = b0 + grow[0], b1 + grow[1]
+    ended = np.zeros((len(KINDS), n0, n1))
+    slot = np.full(24 * nr0 * nr1, -1, np.int64)
+    keys = List()
+    arrays = List()
+    work = np.zeros((2, 2, TEST_OUTCOMES))
+    iwork = np.zeros((2, 2, TEST_OUTCOMES), np.int64)
+    tests = np.zeros(2, np.int64)
+    counts = np.zeros(2, np.int64)
+    dest = np.zeros(256, np.int64)
+    wt = np.zeros(256)
+    cas = np.zeros(2, np.int64)
+    inflicted = np.zeros(2, np.int64)
+    stamina, start = plan.stamina, plan.start_casualties
+    for i in range(m):
+        core = _decode(cores[i], nr0, nr1)
+        h, won = core[0], core[1]
+        src = mass[i]
+        for c0 in range(start[0], stamina[0] + 1):
+            lo0 = c0 - start[0]
+            hi0 = lo0 + 1 if c0 < stamina[0] else b0
+            for c1 in range(start[1], stamina[1] + 1):
+                lo1 = c1 - start[1]
+                hi1 = lo1 + 1 if c1 < stamina[1] else b1
+                if lo0 >= b0 or lo1 >= b1 or not src[lo0:hi0, lo1:hi1].any():
+                    continue
+                q0 = lq[h, r, 0, 1 if won == 1 else 0, 1 if c0 >= stamina[0] else 0]
+                q1 = lq[h, r, 1, 1 if won == 2 else 0, 1 if c1 >= stamina[1] else 0]
+                for a0 in range(plan.dice[h, r, 0] + 1):
+                    for a1 in range(plan.dice[h, r, 1] + 1):
+                        q = q0[a0] * q1[a1]
+                        if q == 0.0:
+                            continue
+                        inflicted[0], inflicted[1] = a0, a1
+                        cas[0], cas[1] = c0 + a1, c1 + a0
+                        k = _round_outcomes(plan, h, r, core, cas, inflicted, q, nr0, nr1,
+                                            work, iwork, counts, tests, dest, wt)
+                        for j in range(k):
+                            if dest[j] < 0:
+                                target = ended[-1 - dest[j]]
+                            else:
+                                if slot[dest[j]] < 0:
+                                    slot[dest[j]] = len(arrays)
+                                    keys.append(dest[j])
+                                    arrays.append(np.zeros((n0, n1)))
+                                target = arrays[slot[dest[j]]]
+                            w = wt[j]
+                            for x in range(lo0, hi0):
+                                row = target[x + a1]
+                                for y in range(lo1, hi1):
+                                    row[y + a0] += w * src[x, y]
+    out_keys = np.empty(len(keys), np.int64)
+    out = np.empty((len(keys), n0, n1))
+    for j in range(len(keys)):
+        out_keys[j] = keys[j]
+        out[j] = arrays[j]
+    return out_keys, out, ended
+
+
+@njit(cache=True)
+def _charge(plan, p_hedgehog, nr0, nr1):
+    """The hedgehog's order roll and closing fire (R4-4) before the melee: the live cores and
+    their (T0, T1) masses, and the mass of each way closing fire ends the fight."""
+    c = plan.charger
+    n_c = plan.closing_dice + 1
+    shape = (n_c, 1) if c == 0 else (1, n_c)
+    ended = np.zeros((len(KINDS),) + shape)
+    live = np.zeros((24 * nr0 * nr1,) + shape)
+    work = np.zeros((2, TEST_OUTCOMES))
+    iwork = np.zeros((2, TEST_OUTCOMES), np.int64)
+    winner = DEFENDER if c == 0 else ATTACKER
+    for h in range(2):
+        ph = p_hedgehog if h else 1.0 - p_hedgehog
+        if ph == 0.0:
+            continue
+        rr = (plan.test_rerolls[h, 0], plan.test_rerolls[h, 1])
+        lost = np.ones(1)
+        if plan.closing_dice > 0:
+            lost = _hits_then_saves(plan.closing_dice, plan.closing_p_hit, False, False,
+                                    plan.closing_p_unsaved, False, 0.0)
+        for k in range(len(lost)):
+            at = (k, 0) if c == 0 else (0, k)
+            p = ph * lost[k]
+            cas = plan.start_casualties[c] + k
+            n = _stand(0, rr[c], work[0], iwork[0], iwork[1], work[1])
+            if k > 0 and (cas >= plan.stamina[c] or plan.test_on_casualty[h, c]):
+                n = _test(plan, h, c, max(0, cas - plan.stamina[c]), cas >= plan.stamina[c],
+                          0, rr[c], work[0], iwork[0], iwork[1], work[1])
+            for j in range(n):
+                if work[0, j] == HOLD:
+                    su, left = (iwork[0, j], 0), (iwork[1, j], rr[1])
+                    if c == 1:
+                        su, left = (0, iwork[0, j]), (rr[0], iwork[1, j])
+                    key = _encode(h, 0, su[0], su[1], left[0], left[1], nr0, nr1)
+                    live[key][at] += p * work[1, j]
+                else:
+                    end = DESTROYED if work[0, j] == BREAK else FLED
+                    ended[KIND[winner * N_ENDS + end]][at] += p * work[1, j]
+    keys = np.nonzero(live.reshape(live.shape[0], -1).sum(axis=1) > 0.0)[0]
+    return keys.astype(np.int64), live[keys], ended
+
+
+def _rows(plan, ended, rounds):
+    """The outcome rows (columns x m, as kernel.play_fight writes them) and probabilities of
+    the fights that ended as ended[kind, T0, T1] after ``rounds`` melee rounds."""
+    kind, t0, t1 = np.nonzero(ended)
+    weights = ended[kind, t0, t1]
+    winner = np.array([w for w, _ in KINDS])[kind]
+    end = np.array([e for _, e in KINDS])[kind]
+    wounds = np.stack([t0, t1])
+    start, stamina = plan.start_casualties[:, None], plan.stamina[:, None]
+    cas = np.minimum(start + wounds, stamina)
+    shaken = cas >= stamina
+    w = np.clip(winner - 1, 0, 1)
+    sweep = ((rounds > 0) & (winner > 0) & plan.sweeps[w]
+             & (cas[w, np.arange(len(w))] < plan.stamina[w]))
+    rows = np.concatenate([np.stack([winner, end, np.full_like(winner, rounds)]), cas - start,
+                           wounds, shaken, sweep[None]]).astype(np.int64)
+    return rows, weights
+
+
+def _certain(plan, winner, end):
+    """The one row of a fight that ends before any blow (evade, halt)."""
+    shaken = plan.start_casualties >= plan.stamina
+    row = [winner, end, 0, 0, 0, 0, 0, int(shaken[0]), int(shaken[1]), 0]
+    return np.array(row, np.int64)[:, None], np.ones(1), 1
+
+
+def solve(plan, max_states: int = exact.MAX_STATES):
+    """(rows, weights, states) of the fight the plan describes; see odds.core.exact."""
+    if plan.start in (EVADED, HALTED):
+        return _certain(plan, NONE, NO_FIGHT)
+    if plan.start == EVADER_DESTROYED:
+        return _certain(plan, ATTACKER if plan.charger == 0 else DEFENDER, DESTROYED)
+    two_d6 = exact.dice_sum(2)
+    p_hedgehog = exact.p_le(two_d6, plan.hedgehog_order) if plan.hedgehog_order > 0 else 0.0
+    nr0, nr1 = (int(plan.test_rerolls[:, s].max()) + 1 for s in range(2))
+    cores, mass, ended = _charge(plan, p_hedgehog, nr0, nr1)
+    states = int(np.count_nonzero(mass))
+    exact.check_states(states, max_states, 0)
+    parts = [_rows(plan, ended, 0)]
+    lq = _losses(plan)
+    for k in range(plan.max_rounds):
+        if len(cores) == 0:
+            break
+        cores, mass, ended = _round(plan, 0 if k == 0 else 1, cores, mass, lq, nr0, nr1)
+        if k == plan.max_rounds - 1:  # still fighting after max_rounds (kernel._melee)
+            ended[KIND[NONE * N_ENDS + UNRESOLVED]] += mass.sum(axis=0)
+            cores, mass = cores[:0], mass[:0]
+        live = int(np.count_nonzero(mass))
+        exact.check_states(live, max_states, k + 1)
+        states = max(states, live)
+        parts.append(_rows(plan, ended, k + 1))
+        mass = _trimmed(mass)
+    rows = np.concatenate([p[0] for p in parts], axis=1)
+    weights = np.concatenate([p[1] for p in parts])
+    return rows, weights, states
+
+
+def _trimmed(mass):
+    """mass without the trailing (T0, T1) rows and columns that hold nothing."""
+    if mass.shape[0] == 0:
+        return mass
+    hi = [int(np.nonzero(mass.any(axis=axes))[0].max()) + 1 for axes in ((0, 2), (0, 1))]
+    return np.ascontiguousarray(mass[:, :hi[0], :hi[1]])
