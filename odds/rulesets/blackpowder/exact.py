@@ -48,6 +48,7 @@ for _i, (_w, _e) in enumerate(KINDS):
     KIND[_w * len(ENDS) + _e] = _i
 N_ENDS = len(ENDS)
 TEST_OUTCOMES = 16  # room for one side's break-test outcomes (re-rolls left + 3)
+DEDUCTIONS = 13 - LOWEST  # from this deduction on every 2D6 roll scores LOWEST or less
 
 
 def covers(scenario) -> str | None:
@@ -56,7 +57,7 @@ def covers(scenario) -> str | None:
     return None
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _decode(key, nr0, nr1):
     """(h, won, steady used 0, steady used 1, re-rolls left 0, re-rolls left 1) of a core."""
     rr1 = key % nr1
@@ -70,7 +71,7 @@ def _decode(key, nr0, nr1):
     return key // 3, key % 3, su0, su1, rr0, rr1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _encode(h, won, su0, su1, rr0, rr1, nr0, nr1):
     return ((((h * 3 + won) * 2 + su0) * 2 + su1) * nr0 + rr0) * nr1 + rr1
 
@@ -120,49 +121,58 @@ def _losses(plan):
 
 
 @njit(cache=True)
-def _test(plan, h, s, deduction, shaken, su, rr, res, sus, rrs, ps):
-    """Side s's break test at 2D6 - deduction (kernel._break_test, §5.5) as its outcomes
-    (result, steady used, re-rolls left, probability); returns how many."""
+def _single_rolls(plan):
+    """P(hold), P(retire), P(break) of one 2D6 break-test roll (§5.5, as kernel._break_test
+    reads the bands: a square ignores all but break, a shaken unit breaks instead of
+    retiring) at [h, side, deduction (capped where every roll breaks), shaken, result]."""
+    out = np.zeros((2, 2, DEDUCTIONS, 2, 3))
+    for h in range(2):
+        for s in range(2):
+            for deduction in range(DEDUCTIONS):
+                for shaken in range(2):
+                    for a in range(1, 7):
+                        for b in range(1, 7):
+                            result = plan.band[max(a + b - deduction - LOWEST, 0)]
+                            if plan.square[h, s] and result != BREAK:
+                                result = HOLD
+                            if result == RETIRE and plan.shaken_retire_breaks and shaken:
+                                result = BREAK
+                            out[h, s, deduction, shaken, result] += 1.0 / 36.0
+    return out
+
+
+@njit(cache=True, inline="always")
+def _test(plan, rolls, h, s, deduction, shaken, su, rr, out, iout):
+    """Side s's break test at 2D6 - deduction (kernel._break_test, §5.5: steady first, then
+    valiant re-rolls of a failed test) as its outcomes (result, steady used, re-rolls left,
+    probability) into out[0] (result), out[1] (probability), iout[0] (steady used) and iout[1]
+    (re-rolls left); returns how many."""
     if plan.first_test_passed[h, s] and su == 0:
-        res[0], sus[0], rrs[0], ps[0] = HOLD, 1, rr, 1.0
-        return 1
-    q = (0.0, 0.0, 0.0)  # P(hold), P(retire), P(break) of one roll
-    for a in range(1, 7):
-        for b in range(1, 7):
-            result = plan.band[max(a + b - deduction - LOWEST, 0)]
-            if plan.square[h, s] and result != BREAK:
-                result = HOLD
-            if result == RETIRE and plan.shaken_retire_breaks and shaken:
-                result = BREAK
-            if result == HOLD:
-                q = (q[0] + 1.0 / 36.0, q[1], q[2])
-            elif result == RETIRE:
-                q = (q[0], q[1] + 1.0 / 36.0, q[2])
-            else:
-                q = (q[0], q[1], q[2] + 1.0 / 36.0)
+        return _stand(1, rr, out, iout)
+    q = rolls[h, s, min(deduction, DEDUCTIONS - 1), 1 if shaken else 0]
     n = 0
     reach = 1.0  # P(this many failed tests re-rolled so far)
     for j in range(rr + 1):
         if q[HOLD] > 0.0:
-            res[n], sus[n], rrs[n], ps[n] = HOLD, su, rr - j, reach * q[HOLD]
+            out[0, n], out[1, n], iout[0, n], iout[1, n] = HOLD, reach * q[HOLD], su, rr - j
             n += 1
         if j < rr:
             reach *= 1.0 - q[HOLD]
     for result in (RETIRE, BREAK):
         if q[result] > 0.0 and reach > 0.0:
-            res[n], sus[n], rrs[n], ps[n] = result, su, 0, reach * q[result]
+            out[0, n], out[1, n], iout[0, n], iout[1, n] = result, reach * q[result], su, 0
             n += 1
     return n
 
 
-@njit(cache=True)
-def _stand(su, rr, res, sus, rrs, ps, result=HOLD):
-    """One certain outcome: no test (hold), or a retirement without a test."""
-    res[0], sus[0], rrs[0], ps[0] = result, su, rr, 1.0
+@njit(cache=True, inline="always")
+def _stand(su, rr, out, iout, result=HOLD):
+    """One certain outcome, in _test's form: no test (hold), or a retirement without one."""
+    out[0, 0], out[1, 0], iout[0, 0], iout[1, 0] = result, 1.0, su, rr
     return 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _add(dest, wt, n, d, p):
     """Add probability p to destination d in the short list (dest, wt) of n entries."""
     for j in range(n):
@@ -174,8 +184,8 @@ def _add(dest, wt, n, d, p):
     return n + 1
 
 
-@njit(cache=True)
-def _round_outcomes(plan, h, r, core, cas, inflicted, q, nr0, nr1, work, iwork, counts,
+@njit(cache=True, inline="always")
+def _round_outcomes(plan, rolls, h, r, core, cas, inflicted, q, nr0, nr1, work, iwork, counts,
                     tests, dest, wt):
     """Where a live fight goes after one round in which side s inflicted inflicted[s]
     casualties (probability q): next cores (>= 0) or ends (-1 - kind), with probabilities,
@@ -191,31 +201,24 @@ def _round_outcomes(plan, h, r, core, cas, inflicted, q, nr0, nr1, work, iwork, 
             pd = q / (nd[0] * nd[1])
             result0 = inflicted[0] + plan.result_bonus[h, r, 0] + (d0 + 1 if nd[0] == 3 else 0)
             result1 = inflicted[1] + plan.result_bonus[h, r, 1] + (d1 + 1 if nd[1] == 3 else 0)
-            won = 0
+            won = 0 if result0 == result1 else (1 if result0 > result1 else 2)
             for s in range(2):
-                res, sus, rrs, ps = work[s, 0], iwork[s, 0], iwork[s, 1], work[s, 1]
-                t = 1 - s
                 shaken = cas[s] >= stamina[s]
-                if result0 != result1:
-                    w = 0 if result0 > result1 else 1
-                    won = w + 1
-                    if s != w:
-                        margin = abs(result0 - result1)
-                        counts[s] = _test(plan, h, s, margin, shaken, su[s], rr[s], res, sus,
-                                          rrs, ps)
-                    elif plan.test_on_casualty[h, s] and inflicted[t] > 0:
-                        counts[s] = _test(plan, h, s, 0, shaken, su[s], rr[s], res, sus, rrs,
-                                          ps)
-                    else:
-                        counts[s] = _stand(su[s], rr[s], res, sus, rrs, ps)
-                elif shaken:  # drawn combat (§5.4)
-                    counts[s] = _test(plan, h, s, 0, shaken, su[s], rr[s], res, sus, rrs, ps)
-                elif plan.cavalry[s]:
-                    counts[s] = _stand(su[s], rr[s], res, sus, rrs, ps, RETIRE)
-                elif plan.test_on_casualty[h, s] and inflicted[t] > 0:
-                    counts[s] = _test(plan, h, s, 0, shaken, su[s], rr[s], res, sus, rrs, ps)
+                wavers = plan.test_on_casualty[h, s] and inflicted[1 - s] > 0
+                if won == 0:  # drawn combat (§5.4): shaken test, unshaken cavalry retires
+                    retires = plan.cavalry[s] and not shaken
+                    tested = shaken or (wavers and not plan.cavalry[s])
+                    deduction = 0
                 else:
-                    counts[s] = _stand(su[s], rr[s], res, sus, rrs, ps)
+                    retires = False
+                    tested = won != s + 1 or wavers  # the loser, or a wavering winner
+                    deduction = abs(result0 - result1) if won != s + 1 else 0
+                if tested:
+                    counts[s] = _test(plan, rolls, h, s, deduction, shaken, su[s], rr[s],
+                                      work[s], iwork[s])
+                else:
+                    counts[s] = _stand(su[s], rr[s], work[s], iwork[s],
+                                       RETIRE if retires else HOLD)
             for i in range(counts[0]):
                 for j in range(counts[1]):
                     p = pd * work[0, 1, i] * work[1, 1, j]
@@ -232,7 +235,32 @@ def _round_outcomes(plan, h, r, core, cas, inflicted, q, nr0, nr1, work, iwork, 
 
 
 @njit(cache=True)
-def _round(plan, r, cores, mass, lq, nr0, nr1):
+def _spread(target, src, weight, lo0, hi0, lo1, hi1):
+    """target[x + a1, y + a0] += weight[a1, a0] * src[x, y] over the region [lo0, hi0) x
+    [lo1, hi1) of src: a fight's failed saves grow by the casualties suffered."""
+    if hi1 - lo1 == 1:  # one T1 (an unshaken defender): run along T0
+        for a1 in range(weight.shape[0]):
+            for a0 in range(weight.shape[1]):
+                w = weight[a1, a0]
+                if w != 0.0:
+                    for x in range(lo0, hi0):
+                        target[x + a1, lo1 + a0] += w * src[x, lo1]
+        return
+    n = hi1 - lo1
+    for x in range(lo0, hi0):
+        srow = src[x, lo1:hi1]
+        for a1 in range(weight.shape[0]):
+            trow = target[x + a1]
+            for a0 in range(weight.shape[1]):
+                w = weight[a1, a0]
+                if w != 0.0:
+                    t = trow[lo1 + a0:hi1 + a0]
+                    for y in range(n):
+                        t[y] += w * srow[y]
+
+
+@njit(cache=True)
+def _round(plan, r, cores, mass, lq, rolls, nr0, nr1):
     """One melee round (R4-6, §5.3-§5.5) from the live cores and their (T0, T1) masses:
     (next cores, their masses, the mass of each way of ending this round over (T0, T1))."""
     m, b0, b1 = mass.shape
@@ -248,6 +276,9 @@ def _round(plan, r, cores, mass, lq, nr0, nr1):
     counts = np.zeros(2, np.int64)
     dest = np.zeros(256, np.int64)
     wt = np.zeros(256)
+    local = np.zeros(256, np.int64)
+    n_max = plan.dice.max() + 1
+    weight = np.zeros((256, n_max, n_max))
     cas = np.zeros(2, np.int64)
     inflicted = np.zeros(2, np.int64)
     stamina, start = plan.stamina, plan.start_casualties
@@ -265,29 +296,36 @@ def _round(plan, r, cores, mass, lq, nr0, nr1):
                     continue
                 q0 = lq[h, r, 0, 1 if won == 1 else 0, 1 if c0 >= stamina[0] else 0]
                 q1 = lq[h, r, 1, 1 if won == 2 else 0, 1 if c1 >= stamina[1] else 0]
-                for a0 in range(plan.dice[h, r, 0] + 1):
-                    for a1 in range(plan.dice[h, r, 1] + 1):
+                n_a0, n_a1 = plan.dice[h, r, 0] + 1, plan.dice[h, r, 1] + 1
+                n_local = 0  # destinations of this region, with their weights by (a1, a0)
+                for a0 in range(n_a0):
+                    for a1 in range(n_a1):
                         q = q0[a0] * q1[a1]
                         if q == 0.0:
                             continue
                         inflicted[0], inflicted[1] = a0, a1
                         cas[0], cas[1] = c0 + a1, c1 + a0
-                        k = _round_outcomes(plan, h, r, core, cas, inflicted, q, nr0, nr1,
+                        k = _round_outcomes(plan, rolls, h, r, core, cas, inflicted, q, nr0, nr1,
                                             work, iwork, counts, tests, dest, wt)
                         for j in range(k):
-                            if dest[j] < 0:
-                                target = ended[-1 - dest[j]]
-                            else:
-                                if slot[dest[j]] < 0:
-                                    slot[dest[j]] = len(arrays)
-                                    keys.append(dest[j])
-                                    arrays.append(np.zeros((n0, n1)))
-                                target = arrays[slot[dest[j]]]
-                            w = wt[j]
-                            for x in range(lo0, hi0):
-                                row = target[x + a1]
-                                for y in range(lo1, hi1):
-                                    row[y + a0] += w * src[x, y]
+                            u = 0
+                            while u < n_local and local[u] != dest[j]:
+                                u += 1
+                            if u == n_local:
+                                local[u] = dest[j]
+                                n_local += 1
+                            weight[u, a1, a0] += wt[j]
+                for u in range(n_local):
+                    if local[u] < 0:
+                        target = ended[-1 - local[u]]
+                    else:
+                        if slot[local[u]] < 0:
+                            slot[local[u]] = len(arrays)
+                            keys.append(local[u])
+                            arrays.append(np.zeros((n0, n1)))
+                        target = arrays[slot[local[u]]]
+                    _spread(target, src, weight[u, :n_a1, :n_a0], lo0, hi0, lo1, hi1)
+                    weight[u, :n_a1, :n_a0] = 0.0
     out_keys = np.empty(len(keys), np.int64)
     out = np.empty((len(keys), n0, n1))
     for j in range(len(keys)):
@@ -297,7 +335,7 @@ def _round(plan, r, cores, mass, lq, nr0, nr1):
 
 
 @njit(cache=True)
-def _charge(plan, p_hedgehog, nr0, nr1):
+def _charge(plan, rolls, p_hedgehog, nr0, nr1):
     """The hedgehog's order roll and closing fire (R4-4) before the melee: the live cores and
     their (T0, T1) masses, and the mass of each way closing fire ends the fight."""
     c = plan.charger
@@ -321,10 +359,10 @@ def _charge(plan, p_hedgehog, nr0, nr1):
             at = (k, 0) if c == 0 else (0, k)
             p = ph * lost[k]
             cas = plan.start_casualties[c] + k
-            n = _stand(0, rr[c], work[0], iwork[0], iwork[1], work[1])
+            n = _stand(0, rr[c], work, iwork)
             if k > 0 and (cas >= plan.stamina[c] or plan.test_on_casualty[h, c]):
-                n = _test(plan, h, c, max(0, cas - plan.stamina[c]), cas >= plan.stamina[c],
-                          0, rr[c], work[0], iwork[0], iwork[1], work[1])
+                n = _test(plan, rolls, h, c, max(0, cas - plan.stamina[c]),
+                          cas >= plan.stamina[c], 0, rr[c], work, iwork)
             for j in range(n):
                 if work[0, j] == HOLD:
                     su, left = (iwork[0, j], 0), (iwork[1, j], rr[1])
@@ -339,22 +377,34 @@ def _charge(plan, p_hedgehog, nr0, nr1):
     return keys.astype(np.int64), live[keys], ended
 
 
+@njit(cache=True)
 def _rows(plan, ended, rounds):
     """The outcome rows (columns x m, as kernel.play_fight writes them) and probabilities of
     the fights that ended as ended[kind, T0, T1] after ``rounds`` melee rounds."""
-    kind, t0, t1 = np.nonzero(ended)
-    weights = ended[kind, t0, t1]
-    winner = np.array([w for w, _ in KINDS])[kind]
-    end = np.array([e for _, e in KINDS])[kind]
-    wounds = np.stack([t0, t1])
-    start, stamina = plan.start_casualties[:, None], plan.stamina[:, None]
-    cas = np.minimum(start + wounds, stamina)
-    shaken = cas >= stamina
-    w = np.clip(winner - 1, 0, 1)
-    sweep = ((rounds > 0) & (winner > 0) & plan.sweeps[w]
-             & (cas[w, np.arange(len(w))] < plan.stamina[w]))
-    rows = np.concatenate([np.stack([winner, end, np.full_like(winner, rounds)]), cas - start,
-                           wounds, shaken, sweep[None]]).astype(np.int64)
+    m = np.count_nonzero(ended)
+    rows = np.zeros((10, m), np.int64)
+    weights = np.zeros(m)
+    stamina, start = plan.stamina, plan.start_casualties
+    j = 0
+    for kind in range(ended.shape[0]):
+        winner, end = KINDS[kind]
+        for t0 in range(ended.shape[1]):
+            for t1 in range(ended.shape[2]):
+                p = ended[kind, t0, t1]
+                if p == 0.0:
+                    continue
+                cas0 = min(start[0] + t0, stamina[0])
+                cas1 = min(start[1] + t1, stamina[1])
+                w = winner - 1  # §5.4: an unshaken victorious cavalry unit sweeps on
+                cas_w = cas0 if w == 0 else cas1
+                rows[0, j], rows[1, j], rows[2, j] = winner, end, rounds
+                rows[3, j], rows[4, j] = cas0 - start[0], cas1 - start[1]
+                rows[5, j], rows[6, j] = t0, t1
+                rows[7, j], rows[8, j] = cas0 >= stamina[0], cas1 >= stamina[1]
+                rows[9, j] = (rounds > 0 and w >= 0 and plan.sweeps[max(w, 0)]
+                              and cas_w < stamina[max(w, 0)])
+                weights[j] = p
+                j += 1
     return rows, weights
 
 
@@ -374,7 +424,8 @@ def solve(plan, max_states: int = exact.MAX_STATES):
     two_d6 = exact.dice_sum(2)
     p_hedgehog = exact.p_le(two_d6, plan.hedgehog_order) if plan.hedgehog_order > 0 else 0.0
     nr0, nr1 = (int(plan.test_rerolls[:, s].max()) + 1 for s in range(2))
-    cores, mass, ended = _charge(plan, p_hedgehog, nr0, nr1)
+    rolls = _single_rolls(plan)
+    cores, mass, ended = _charge(plan, rolls, p_hedgehog, nr0, nr1)
     states = int(np.count_nonzero(mass))
     exact.check_states(states, max_states, 0)
     parts = [_rows(plan, ended, 0)]
@@ -382,7 +433,7 @@ def solve(plan, max_states: int = exact.MAX_STATES):
     for k in range(plan.max_rounds):
         if len(cores) == 0:
             break
-        cores, mass, ended = _round(plan, 0 if k == 0 else 1, cores, mass, lq, nr0, nr1)
+        cores, mass, ended = _round(plan, 0 if k == 0 else 1, cores, mass, lq, rolls, nr0, nr1)
         if k == plan.max_rounds - 1:  # still fighting after max_rounds (kernel._melee)
             ended[KIND[NONE * N_ENDS + UNRESOLVED]] += mass.sum(axis=0)
             cores, mass = cores[:0], mass[:0]
