@@ -26,7 +26,7 @@ BUNDLED = sorted((Path(__file__).resolve().parents[1] / "data" / "scenarios")
                  .glob("blackpowder_*.toml"))
 RULESET = get_ruleset("blackpowder")
 PIKE_BLOCK = next(p for p in BUNDLED if p.stem == "blackpowder_cuirassiers_vs_pike_block")
-PIKE_BLOCK_STATES = 17256  # measured: the most live states of a round (round 9 of 10)
+PIKE_BLOCK_STATES = 92643  # measured: all its outcome rows, held after the last round
 
 # rules the parity set of test_blackpowder_parity.py does not reach
 OWN = {
@@ -205,8 +205,9 @@ def test_round_cap_leaves_fights_unresolved():
 
 
 def test_state_count_and_bound():
-    """The pike block's walk holds PIKE_BLOCK_STATES live states at its largest round; one
-    fewer allowed raises TooManyStates, exactly that many does not."""
+    """The pike block's walk holds at most PIKE_BLOCK_STATES states (live fights and the
+    distinct ways fights have ended); one fewer allowed raises TooManyStates, exactly that
+    many does not."""
     assert solved(PIKE_BLOCK).states == PIKE_BLOCK_STATES
     with pytest.raises(exact.TooManyStates) as raised:
         solved(PIKE_BLOCK, max_states=PIKE_BLOCK_STATES - 1)
@@ -227,3 +228,12 @@ def test_solver_rows_are_the_kernel_columns():
                       rows[columns.index("defender_shaken")])
     assert sweep.any() and (winner[sweep] > 0).all() and (shaken[sweep] == 0).all()
     assert abs(weights.sum() - 1) < 1e-12
+
+
+def test_a_long_cap_meets_the_bound():
+    """Every reachable count of failed saves is a state, however unlikely: two drawn-out
+    cavalry units capped at 1000 rounds exceed the default bound (and stop there)."""
+    sc = SCENARIOS["R4-6 drawn cavalry melee"].replace(max_rounds=1000)
+    with pytest.raises(exact.TooManyStates) as raised:
+        solved(sc)
+    assert raised.value.max_states == exact.MAX_STATES < raised.value.states

@@ -416,7 +416,10 @@ def _certain(plan, winner, end):
 
 
 def solve(plan, max_states: int = exact.MAX_STATES):
-    """(rows, weights, states) of the fight the plan describes; see odds.core.exact."""
+    """(rows, weights, states) of the fight the plan describes; see odds.core.exact.
+
+    ``states`` counts what the walk holds after a round: its live fights plus the distinct
+    ways fights have ended so far (one outcome row each), so the bound also bounds the rows."""
     if plan.start in (EVADED, HALTED):
         return _certain(plan, NONE, NO_FIGHT)
     if plan.start == EVADER_DESTROYED:
@@ -426,9 +429,10 @@ def solve(plan, max_states: int = exact.MAX_STATES):
     nr0, nr1 = (int(plan.test_rerolls[:, s].max()) + 1 for s in range(2))
     rolls = _single_rolls(plan)
     cores, mass, ended = _charge(plan, rolls, p_hedgehog, nr0, nr1)
-    states = int(np.count_nonzero(mass))
-    exact.check_states(states, max_states, 0)
     parts = [_rows(plan, ended, 0)]
+    ends = parts[0][1].size
+    states = int(np.count_nonzero(mass)) + ends
+    exact.check_states(states, max_states, 0)
     lq = _losses(plan)
     for k in range(plan.max_rounds):
         if len(cores) == 0:
@@ -437,9 +441,10 @@ def solve(plan, max_states: int = exact.MAX_STATES):
         if k == plan.max_rounds - 1:  # still fighting after max_rounds (kernel._melee)
             ended[KIND[NONE * N_ENDS + UNRESOLVED]] += mass.sum(axis=0)
             cores, mass = cores[:0], mass[:0]
-        live = int(np.count_nonzero(mass))
-        exact.check_states(live, max_states, k + 1)
-        states = max(states, live)
+        ends += int(np.count_nonzero(ended))
+        held = int(np.count_nonzero(mass)) + ends
+        exact.check_states(held, max_states, k + 1)
+        states = max(states, held)
         parts.append(_rows(plan, ended, k + 1))
         mass = _trimmed(mass)
     rows = np.concatenate([p[0] for p in parts], axis=1)
