@@ -47,7 +47,6 @@ KIND = np.full(3 * len(ENDS), -1, np.int64)
 for _i, (_w, _e) in enumerate(KINDS):
     KIND[_w * len(ENDS) + _e] = _i
 N_ENDS = len(ENDS)
-TEST_OUTCOMES = 16  # room for one side's break-test outcomes (re-rolls left + 3)
 DEDUCTIONS = 13 - LOWEST  # from this deduction on every 2D6 roll scores LOWEST or less
 
 
@@ -270,15 +269,16 @@ def _round(plan, r, cores, mass, lq, rolls, nr0, nr1):
     slot = np.full(24 * nr0 * nr1, -1, np.int64)
     keys = List()
     arrays = List()
-    work = np.zeros((2, 2, TEST_OUTCOMES))
-    iwork = np.zeros((2, 2, TEST_OUTCOMES), np.int64)
+    outcomes = max(nr0, nr1) + 2  # one side's break-test outcomes at most
+    work = np.zeros((2, 2, outcomes))
+    iwork = np.zeros((2, 2, outcomes), np.int64)
     tests = np.zeros(2, np.int64)
     counts = np.zeros(2, np.int64)
-    dest = np.zeros(256, np.int64)
-    wt = np.zeros(256)
-    local = np.zeros(256, np.int64)
-    n_max = plan.dice.max() + 1
-    weight = np.zeros((256, n_max, n_max))
+    places = 12 * nr0 * nr1 + len(KINDS)  # the cores of one h and the ways to end
+    dest = np.zeros(places, np.int64)
+    wt = np.zeros(places)
+    local = np.zeros(places, np.int64)
+    weight = np.zeros((places, plan.dice[:, r, 1].max() + 1, plan.dice[:, r, 0].max() + 1))
     cas = np.zeros(2, np.int64)
     inflicted = np.zeros(2, np.int64)
     stamina, start = plan.stamina, plan.start_casualties
@@ -343,8 +343,8 @@ def _charge(plan, rolls, p_hedgehog, nr0, nr1):
     shape = (n_c, 1) if c == 0 else (1, n_c)
     ended = np.zeros((len(KINDS),) + shape)
     live = np.zeros((24 * nr0 * nr1,) + shape)
-    work = np.zeros((2, TEST_OUTCOMES))
-    iwork = np.zeros((2, TEST_OUTCOMES), np.int64)
+    work = np.zeros((2, max(nr0, nr1) + 2))
+    iwork = np.zeros((2, max(nr0, nr1) + 2), np.int64)
     winner = DEFENDER if c == 0 else ATTACKER
     for h in range(2):
         ph = p_hedgehog if h else 1.0 - p_hedgehog
