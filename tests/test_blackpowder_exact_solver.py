@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import test_blackpowder_exact as closed
 from exact_parity import assert_parity, solved
-from test_blackpowder_parity import FOOT, SCENARIOS, scenario, unit
+from test_blackpowder_parity import FOOT, SCENARIOS, scenario
 
 from odds.core import exact, runner
 from odds.core.outcome import ATTACKER, DEFENDER, DESTROYED, FLED, NO_FIGHT, NONE, UNRESOLVED
@@ -35,7 +35,8 @@ OWN = {
         {**FOOT, "profile": {**FOOT["profile"], "shooting": 6}, "rules": ["valiant"]},
         {**FOOT, "rules": ["wavering", "steady", "valiant"]}, charger="defender",
         reaction="closing fire"),
-    # R4-4 hedgehog of infantry in the flank with heavy cavalry D3 on a hedgehog that failed
+    # R4-4 an infantry hedgehog charged in the flank by heavy cavalry (+D3, §5.3); stubborn and
+    # tough fighters (§5.3)
     "R4-4 hedgehog of foot, flank, stubborn": scenario(
         closed.unit("C", "heavy cavalry", 8, stamina=3, rules=["heavy cavalry D3"]),
         {**FOOT, "rules": ["stubborn", "tough fighters"]}, facing="flank",
