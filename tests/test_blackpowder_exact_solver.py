@@ -7,6 +7,7 @@ tests/test_blackpowder_parity.py, which together play R4-2 ... R4-6 and §5.3 - 
 """
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import icepool
@@ -66,16 +67,26 @@ def test_parity_scenarios_match_the_simulation(name):
 @pytest.mark.parametrize("name", ["R4-4 closing fire, wavering charger",
                                   "R4-4 counter-charge lancers",
                                   "R4-6 march column in a building fight, capped"])
-def test_every_simulated_fight_is_a_solved_row(name):
-    """Rows are whole fights as the kernel writes them: each distinct row of 20,000 simulated
-    fights is one of the solver's rows, which have positive probabilities."""
+def test_solved_rows_are_whole_fights(name):
+    """Rows are whole fights as the kernel writes them, with their joint probabilities: each
+    distinct row of 100,000 simulated fights is one of the solver's rows, and every row of
+    probability 0.002 or more is simulated at its rate (|z| < 4)."""
     sc = as_scenario(SCENARIOS[name])
     plan = RULESET.compile(sc)
     rows, weights, _ = solver.solve(plan)
-    assert (weights > 0).all() and len({tuple(r) for r in rows.T}) == rows.shape[1]
+    solved_rows = {tuple(r): p for r, p in zip(rows.T.tolist(), weights)}
+    assert (weights > 0).all() and len(solved_rows) == rows.shape[1]
     runner.set_threads(2)
-    _, fights = runner.run(RULESET, plan, 20_000, 7, keep_fights=True)
-    assert {tuple(r) for r in fights.astype(np.int64).T} <= {tuple(r) for r in rows.T}
+    trials = 100_000
+    _, fights = runner.run(RULESET, plan, trials, 7, keep_fights=True)
+    seen, counts = np.unique(fights.astype(np.int64), axis=1, return_counts=True)
+    simulated = dict(zip(map(tuple, seen.T.tolist()), counts))
+    assert set(simulated) <= set(solved_rows)
+    common = [(r, p) for r, p in solved_rows.items() if p >= 0.002]
+    assert common
+    for r, p in common:
+        z = (simulated.get(r, 0) / trials - p) / math.sqrt(p * (1 - p) / trials)
+        assert abs(z) < 4, (r, p, z)
 
 
 def _distribution(tally, column):
