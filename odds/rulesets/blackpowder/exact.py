@@ -142,10 +142,9 @@ def _single_rolls(plan):
 
 @njit(cache=True, inline="always")
 def _test(plan, rolls, h, s, deduction, shaken, su, rr, out, iout):
-    """Side s's break test at 2D6 - deduction (kernel._break_test, §5.5: steady first, then
-    valiant re-rolls of a failed test) as its outcomes (result, steady used, re-rolls left,
-    probability) into out[0] (result), out[1] (probability), iout[0] (steady used) and iout[1]
-    (re-rolls left); returns how many."""
+    """Side s's break test at 2D6 - deduction (kernel._break_test, §5.5: steady holds first,
+    valiant re-rolls a failed test) as its outcomes: result out[0], probability out[1],
+    steady used iout[0], re-rolls left iout[1]. Returns how many."""
     if plan.first_test_passed[h, s] and su == 0:
         return _stand(1, rr, out, iout)
     q = rolls[h, s, min(deduction, DEDUCTIONS - 1), 1 if shaken else 0]
