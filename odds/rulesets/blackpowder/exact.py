@@ -445,15 +445,19 @@ def solve(plan, max_states: int = exact.MAX_STATES):
         exact.check_states(held, max_states, k + 1)
         states = max(states, held)
         parts.append(_rows(plan, ended, k + 1))
-        mass = _trimmed(mass)
+        cores, mass = _trimmed(cores, mass)
     rows = np.concatenate([p[0] for p in parts], axis=1)
     weights = np.concatenate([p[1] for p in parts])
     return rows, weights, states
 
 
-def _trimmed(mass):
-    """mass without the trailing (T0, T1) rows and columns that hold nothing."""
-    if mass.shape[0] == 0:
-        return mass
+def _trimmed(cores, mass):
+    """The live cores and their masses without those that hold nothing (their mass
+    underflowed) and without the trailing (T0, T1) rows and columns that hold nothing."""
+    if len(cores):
+        held = mass.reshape(len(cores), -1).any(axis=1)
+        cores, mass = cores[held], mass[held]
+    if len(cores) == 0:
+        return cores, mass
     hi = [int(np.nonzero(mass.any(axis=axes))[0].max()) + 1 for axes in ((0, 2), (0, 1))]
-    return np.ascontiguousarray(mass[:, :hi[0], :hi[1]])
+    return cores, np.ascontiguousarray(mass[:, :hi[0], :hi[1]])
