@@ -15,6 +15,7 @@ RULESET = Ruleset(
     check=rules.check,
     compile=compile_plan,
     kernel="odds.rulesets.blackpowder.kernel",
+    exact="odds.rulesets.blackpowder.exact",
     points=rules.points,
     # R4-1 (orders) and R4-3 (measuring, contact) are table-top movement: out of scope (README).
     rule_ids=("R4-2", "R4-4", "R4-5", "R4-6"),
