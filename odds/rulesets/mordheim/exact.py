@@ -52,30 +52,40 @@ def solve(plan, max_states):
     dyn = 8 * n  # the fight state; then the step's counter increments, then the parent state
     rows = np.zeros((1, dyn + N_COUNTERS + 1), np.int32)
     rows[0, WN * n:(WN + 1) * n] = plan.wounds
-    counts = np.zeros((1, N_COUNTERS, 1))  # counts[state, counter, value]: probability
-    counts[0, :, 0] = 1.0
+    # counts[state, counter, value]: probability; and each counter's lowest and past-highest
+    # value of positive probability
+    counts = (np.ones((1, N_COUNTERS, 1)), np.zeros((1, N_COUNTERS), np.int64),
+              np.ones((1, N_COUNTERS), np.int64))
     ended: dict[tuple, np.ndarray] = {}
     states = 1
     for rounds in range(1, plan.max_rounds + 1):
         r = 0 if rounds == 1 else 1
         active = plan.charger if rounds & 1 else 1 - plan.charger
-        for step in range(-1, n + 1):  # round start, n strikes, All Alone
-            if step == n and not plan.all_alone:
-                continue
-            rows[:, dyn:] = 0
-            rows[:, -1] = np.arange(len(rows))
-            ones = np.ones(len(rows))
-            if step < 0:
-                rows, w = _start_round(plan, rows, ones, r, active)
-            elif step < n:
-                rows, w = _strike_step(plan, rows, ones, r)
+        rows[:, dyn:] = 0
+        rows[:, -1] = np.arange(len(rows))
+        rows, w = _start_round(plan, rows, np.ones(len(rows)), r, active)
+        for step in range(n + 1):  # n strikes (the first one carries the round start), All Alone
+            if step < n:
+                if step and not rows[:, RE * n:(RE + 1) * n].any():
+                    continue  # nobody left to strike
+                rows, w = _strike_step(plan, rows, w, r)
+            elif plan.all_alone and _any_tests(plan, rows, active):
+                rows[:, dyn:] = 0
+                rows[:, -1] = np.arange(len(rows))
+                rows, w = _all_alone_step(plan, rows, np.ones(len(rows)), r, active)
             else:
-                rows, w = _all_alone_step(plan, rows, ones, r, active)
+                continue
             rows, counts = _merged(rows, w, counts, dyn)
             states = max(states, len(rows))
             exact.check_states(len(rows), max_states, rounds)
+            rows[:, dyn:] = 0
+            rows[:, -1] = np.arange(len(rows))
+            w = np.ones(len(rows))
         live = _end_step(plan, rows, rounds, ended, counts)
-        rows, counts = rows[live], counts[live]
+        rows, counts = rows[live], tuple(a[live] for a in counts)
+        rows[:, PU * n:] = 0  # this round's flags, and no counts added
+        rows[:, -1] = np.arange(len(rows))
+        rows, counts = _merged(rows, np.ones(len(rows)), counts, dyn)
         if len(rows) == 0:
             break
     if len(rows):  # still fighting after max_rounds (R1-12)
@@ -88,13 +98,10 @@ def _merged(rows, w, counts, dyn):
     """Equal fight states as one: each new state's counter distributions are its parents',
     shifted by the step's increments and weighted by the step's probability."""
     if len(w) == 0:
-        return rows, np.zeros((0,) + counts.shape[1:])
+        return rows, tuple(a[:0] for a in counts)
     first, inverse = _groups(rows[:, :dyn])
     deltas = rows[:, dyn:dyn + N_COUNTERS]
-    top = counts.shape[2] + int(deltas.max())
-    carried = _carry(counts, rows[:, -1], w, deltas, inverse, len(first), top)
-    used = np.flatnonzero(carried.any(axis=(0, 1)))
-    return rows[first], carried[:, :, :used[-1] + 1 if len(used) else 1]
+    return rows[first], _carry(*counts, rows[:, -1], w, deltas, inverse, len(first))
 
 
 def _groups(rows):
@@ -136,16 +143,23 @@ def _group_keys(keys):
 
 
 @njit(cache=True)
-def _carry(counts, parents, w, deltas, inverse, n_states, top):
-    out = np.zeros((n_states, counts.shape[1], top))
+def _carry(counts, lo, hi, parents, w, deltas, inverse, n_states):
+    n_counters = counts.shape[1]
+    out_lo = np.full((n_states, n_counters), 1 << 30)
+    out_hi = np.zeros((n_states, n_counters), np.int64)
     for e in range(len(w)):
         u, q = inverse[e], parents[e]
-        for c in range(counts.shape[1]):
+        for c in range(n_counters):
+            out_lo[u, c] = min(out_lo[u, c], lo[q, c] + deltas[e, c])
+            out_hi[u, c] = max(out_hi[u, c], hi[q, c] + deltas[e, c])
+    out = np.zeros((n_states, n_counters, out_hi.max()))
+    for e in range(len(w)):
+        u, q = inverse[e], parents[e]
+        for c in range(n_counters):
             d = deltas[e, c]
-            for v in range(counts.shape[2]):
-                if counts[q, c, v] != 0.0:
-                    out[u, c, v + d] += w[e] * counts[q, c, v]
-    return out
+            for v in range(lo[q, c], hi[q, c]):
+                out[u, c, v + d] += w[e] * counts[q, c, v]
+    return out, out_lo, out_hi
 
 
 def _end_step(plan, rows, rounds, ended, counts, unresolved=False):
@@ -168,7 +182,7 @@ def _end_step(plan, rows, rounds, ended, counts, unresolved=False):
             end = FLED if fled[loser][q] else DESTROYED
         key = (winner, end, rounds, int(lost[0][q]), int(lost[1][q]))
         got = ended.get(key)
-        ended[key] = counts[q] if got is None else _added(got, counts[q])
+        ended[key] = counts[0][q] if got is None else _added(got, counts[0][q])
     return np.flatnonzero(live)
 
 
@@ -562,7 +576,7 @@ def _all_alone_step(plan, rows, probs, r, active):
     buf, p_buf = _buffer(rows.shape[1], 2 * len(probs))
     m = 0
     for q in range(len(probs)):
-        if not (_present(plan, rows[q], 0) and _present(plan, rows[q], 1)):
+        if not _tests(plan, rows[q], active):
             buf, p_buf, m = _emit(buf, p_buf, m, rows[q], probs[q])
             continue
         cur, cur_p = _buffer(rows.shape[1], 4)
@@ -599,6 +613,26 @@ def _all_alone_step(plan, rows, probs, r, active):
         for c in range(k):
             buf, p_buf, m = _emit(buf, p_buf, m, cur[c], cur_p[c])
     return buf[:m], p_buf[:m]
+
+
+@njit(cache=True)
+def _tests(plan, row, active):
+    """Some warrior of the state tests All Alone (a failure, and its hits, come only after
+    a test)."""
+    if not (_present(plan, row, 0) and _present(plan, row, 1)):
+        return False
+    for x in range(len(plan.side)):
+        if _all_alone_fails(plan, row, x, active) > 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _any_tests(plan, rows, active):
+    for q in range(len(rows)):
+        if _tests(plan, rows[q], active):
+            return True
+    return False
 
 
 @njit(cache=True)
