@@ -61,31 +61,23 @@ def solve(plan, max_states):
     for rounds in range(1, plan.max_rounds + 1):
         r = 0 if rounds == 1 else 1
         active = plan.charger if rounds & 1 else 1 - plan.charger
-        rows[:, dyn:] = 0
-        rows[:, -1] = np.arange(len(rows))
-        rows, w = _start_round(plan, rows, np.ones(len(rows)), r, active)
+        rows, w = _start_round(plan, rows, _branch_from(rows, dyn), r, active)
         for step in range(n + 1):  # n strikes (the first one carries the round start), All Alone
             if step < n:
                 if step and not rows[:, RE * n:(RE + 1) * n].any():
                     continue  # nobody left to strike
                 rows, w = _strike_step(plan, rows, w, r)
             elif plan.all_alone and _any_tests(plan, rows, active):
-                rows[:, dyn:] = 0
-                rows[:, -1] = np.arange(len(rows))
-                rows, w = _all_alone_step(plan, rows, np.ones(len(rows)), r, active)
+                rows, w = _all_alone_step(plan, rows, w, r, active)
             else:
                 continue
-            rows, counts = _merged(rows, w, counts, dyn)
+            rows, counts = _merged(rows, w, counts, dyn, (max_states, rounds))
             states = max(states, len(rows))
-            exact.check_states(len(rows), max_states, rounds)
-            rows[:, dyn:] = 0
-            rows[:, -1] = np.arange(len(rows))
-            w = np.ones(len(rows))
+            w = _branch_from(rows, dyn)
         live = _end_step(plan, rows, rounds, ended, counts)
         rows, counts = rows[live], tuple(a[live] for a in counts)
-        rows[:, PU * n:] = 0  # this round's flags, and no counts added
-        rows[:, -1] = np.arange(len(rows))
-        rows, counts = _merged(rows, np.ones(len(rows)), counts, dyn)
+        rows[:, PU * n:dyn] = 0  # this round's flags
+        rows, counts = _merged(rows, _branch_from(rows, dyn), counts, dyn)
         if len(rows) == 0:
             break
     if len(rows):  # still fighting after max_rounds (R1-12)
@@ -94,12 +86,25 @@ def solve(plan, max_states):
     return out, weights, states
 
 
-def _merged(rows, w, counts, dyn):
+def _branch_from(rows, dyn):
+    """Make each state the parent of the next step's branches (no increments yet); their
+    probabilities so far, all 1."""
+    rows[:, dyn:] = 0
+    rows[:, -1] = np.arange(len(rows))
+    return np.ones(len(rows))
+
+
+def _merged(rows, w, counts, dyn, bound=None):
     """Equal fight states as one: each new state's counter distributions are its parents',
-    shifted by the step's increments and weighted by the step's probability."""
+    shifted by the step's increments and weighted by the step's probability. ``bound``:
+    (max_states, round) to check the new states against before they are built."""
     if len(w) == 0:
         return rows, tuple(a[:0] for a in counts)
+    first, inverse = _groups(rows)  # the same state, increments and parent: one branch
+    rows, w = rows[first], np.bincount(inverse, w)
     first, inverse = _groups(rows[:, :dyn])
+    if bound is not None:
+        exact.check_states(len(first), *bound)
     deltas = rows[:, dyn:dyn + N_COUNTERS]
     return rows[first], _carry(*counts, rows[:, -1], w, deltas, inverse, len(first))
 
