@@ -19,6 +19,7 @@ from numba import njit
 
 from odds.core import exact
 from odds.core.outcome import ATTACKER, DEFENDER, DESTROYED, FLED, MUTUAL, NONE, UNRESOLVED
+from odds.rulesets.mordheim import kernel
 from odds.rulesets.mordheim.kernel import (
     CRITS,
     GONE,
@@ -250,11 +251,8 @@ def _counter(n, column, side):
 
 @njit(cache=True)
 def _present(plan, row, s):
-    n = len(plan.side)
-    for i in range(n):
-        if plan.side[i] == s and row[ST * n + i] <= STUNNED:
-            return True
-    return False
+    """Side s still has a warrior standing, knocked down or stunned (the kernel's test)."""
+    return kernel._present(plan, row[ST * len(plan.side):(ST + 1) * len(plan.side)], s)
 
 
 @njit(cache=True)
@@ -470,10 +468,10 @@ def _injury(master, concussion):
 
 
 @njit(cache=True)
-def _take(cells, cu, wnd, worst, dw, n_wounds, master, concussion, was_down, p):
+def _take(cells, cu, wnd, worst, dw, n_wounds, injury, was_down, p):
     """Put the unsaved wounds of one hit on the target (kernel ``_wound``'s inner loop):
-    cells[wounds left, worst injury, critical used, wounds counted] += p per outcome."""
-    injury = _injury(master, concussion)
+    cells[wounds left, worst injury, critical used, wounds counted] += p per outcome;
+    ``injury``: the injury roll's odds (:func:`_injury`)."""
     for k in range(n_wounds):
         dw += 1
         if was_down:
@@ -514,7 +512,8 @@ def _wound(plan, r, row, x, y, h0, h1, p, buf, p_buf, m):
             continue
         needed = max(2, plan.save[y] + plan.save_by_strength[s - 1] - plan.save_modifier[x, hand])
         unsaved = 1.0 if needed > 6 else (needed - 1) / 6
-        conc = plan.concussion[x, hand]
+        normal_injury = _injury(0, plan.concussion[x, hand])
+        master_injury = _injury(1, plan.concussion[x, hand])
         nxt = np.zeros_like(cells)
         for wnd in range(cells.shape[0]):
             for worst in range(4):
@@ -531,14 +530,15 @@ def _wound(plan, r, row, x, y, h0, h1, p, buf, p_buf, m):
                             crits = 7 - max(need, plan.crit_on[x, hand])
                         normal = 7 - need - crits
                         nxt[wnd, worst, cu, dw] += q * ((need - 1) + normal * (1 - unsaved)) / 6
-                        _take(nxt, cu, wnd, worst, dw, 1, 0, conc, was_down,
+                        _take(nxt, cu, wnd, worst, dw, 1, normal_injury, was_down,
                               q * normal / 6 * unsaved)
                         if crits > 0:  # R1-7 chart: vital part, exposed spot, master strike
                             c = q * crits / 6 / 3
                             nxt[wnd, worst, 1, dw] += c * (1 - unsaved)
-                            _take(nxt, 1, wnd, worst, dw, 2, 0, conc, was_down, c * unsaved)
-                            _take(nxt, 1, wnd, worst, dw, 2, 0, conc, was_down, c)
-                            _take(nxt, 1, wnd, worst, dw, 2, 1, conc, was_down, c)
+                            _take(nxt, 1, wnd, worst, dw, 2, normal_injury, was_down,
+                                  c * unsaved)
+                            _take(nxt, 1, wnd, worst, dw, 2, normal_injury, was_down, c)
+                            _take(nxt, 1, wnd, worst, dw, 2, master_injury, was_down, c)
         cells = nxt
     sy = plan.side[y]
     helmet = (7 - plan.avoid_stun[y]) / 6 if plan.avoid_stun[y] <= 6 else 0.0
