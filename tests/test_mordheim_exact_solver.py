@@ -11,6 +11,7 @@ from __future__ import annotations
 from fractions import Fraction as F
 from pathlib import Path
 
+import numpy as np
 import pytest
 from exact_parity import assert_parity, solved
 from test_mordheim_parity import CASES, build
@@ -19,6 +20,7 @@ from test_mordheim_rules import W, injury_odds, one_blow, scenario
 import odds
 from odds.core.exact import TooManyStates, covers, module
 from odds.rulesets import get_ruleset
+from odds.rulesets.mordheim.exact import _groups
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "data" / "scenarios"
 BUNDLED = sorted(p.name for p in SCENARIOS.glob("mordheim_*.toml"))
@@ -122,3 +124,13 @@ def test_covers_every_rule():
     """The solver plays every rule the kernel plays, so it gives no reason to refuse."""
     for case in CASES:
         assert covers(RULESET, build(case)) is None
+
+
+@pytest.mark.parametrize("top", [4, 1 << 20])  # mixed-radix keys; past 63 bits, the bytes
+def test_equal_states_are_grouped(top):
+    rng = np.random.default_rng(5)
+    rows = rng.integers(0, top, (50, 4)).astype(np.int32)
+    rows = np.concatenate([rows, rows[::3]])
+    first, inverse = _groups(rows)
+    assert (rows[first][inverse] == rows).all()
+    assert len(first) == len(np.unique(rows, axis=0))
