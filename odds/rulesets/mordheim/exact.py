@@ -160,11 +160,12 @@ def _carry(counts, lo, hi, parents, w, deltas, inverse, n_states):
             out_hi[u, c] = max(out_hi[u, c], hi[q, c] + deltas[e, c])
     out = np.zeros((n_states, n_counters, out_hi.max()))
     for e in range(len(w)):
-        u, q = inverse[e], parents[e]
+        u, q, p = inverse[e], parents[e], w[e]
         for c in range(n_counters):
             d = deltas[e, c]
+            src, dst = counts[q, c], out[u, c]
             for v in range(lo[q, c], hi[q, c]):
-                out[u, c, v + d] += w[e] * counts[q, c, v]
+                dst[v + d] += p * src[v]
     return out, out_lo, out_hi
 
 
