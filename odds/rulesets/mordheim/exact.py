@@ -1,16 +1,25 @@
 """The Mordheim exact solver (issue 12): the kernel's close combat, computed instead of sampled.
 
-The walk goes strike by strike. A fight state is one row: for every warrior his status
+The walk goes strike by strike. A fight state is one int row: for every warrior his status
 (standing, knocked down, stunned, out of action, fled), wounds left and whether his pistol has
-fired; this round's parry used, critical used, failed Fear test, still to strike and stood up
-flags; and the ten counters of the outcome columns (wounds, knocked-down and stunned results,
-parries, criticals, per side). Warriors lost are the out-of-action statuses. Equal rows are
-merged after every step, so the work grows with the distinct states, not with the paths.
+fired, and this round's parry used, critical used, failed Fear test, still to strike and stood
+up flags. Equal states are merged after every step, so the work grows with the distinct
+states, not with the paths.
+
+The ten count columns (wounds, knocked-down and stunned results, parries, criticals, per side)
+never change how the fight goes, and kept in the state they would multiply it (a duel passes
+10^6 states by turn 9). So each state carries every count's distribution given the state
+(``counts[state, column, value]``); a step's branch adds its increments (the row's fields
+after the state) to the distributions of its parent (the last field). A fight's outcome
+(winner, end, rounds, warriors lost) and each count's distribution with it are exact; the
+outcome rows :func:`solve` returns put the counts' quantiles side by side, so every column's
+histogram per outcome is exact but two counts' joint distribution is not given.
 
 Every die the kernel rolls is enumerated (``kernel.py``): the Fear tests, the strike order's
 roll-off between warriors of equal tier and Initiative (a uniform order, drawn one striker at
 a time), to hit, the parry and its re-roll, to wound, the critical chart, the armour save, each
-injury roll, the helmet, All Alone's Ld test and its free hits.
+injury roll, the helmet, All Alone's Ld test and its free hits. The kernel's helpers roll
+their dice inline, so only its presence test is reused; the rules are followed line by line.
 """
 from __future__ import annotations
 
@@ -35,7 +44,8 @@ from odds.rulesets.mordheim.kernel import (
 )
 
 N_COLUMNS = 15  # the kernel's outcome row: winner, end, rounds and 12 counts
-# fields of a state row, each a block of n (one per warrior) except the counters
+# fields of a state row, each a block of n (one per warrior); then the step's increments of
+# the N_COUNTERS count columns and the parent state's index
 ST, WN, PI, PU, CU, FE, RE, SO = range(8)  # status, wounds left, pistol fired, parry used,
 #                                            critical used, Fear failed, to strike, stood up
 N_COUNTERS = N_COLUMNS - WOUNDS  # outcome columns 5.. (wounds .. criticals) kept in the row
