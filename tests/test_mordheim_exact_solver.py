@@ -3,8 +3,9 @@ tests/test_mordheim_rules.py and its state bound.
 
 Parity: every outcome probability and every column's mean within |z| < 4 of a 200,000-fight
 simulation (tests/exact_parity.py), on the bundled scenarios and the parity scenarios of
-tests/test_mordheim_parity.py, which together play R1-1 ... R1-12, plus two more below (All
-Alone off; improved criticals on a warrior of several wounds, fights cut at max_rounds).
+tests/test_mordheim_parity.py, which together play R1-1 ... R1-12, plus three more below (All
+Alone off; fists against a mounted charger's lance; improved criticals on a warrior of
+several wounds, fights cut at max_rounds).
 """
 from __future__ import annotations
 
@@ -37,6 +38,12 @@ EXTRA = {
         [W("Henchman", ["dagger", "club"], count=3, WS=2)],
         [W("Hero", ["sword", "buckler", "heavy armour", "helmet"], WS=4, S=4, W=2, I=4, A=2)],
         all_alone=False),
+    # R1-3 fists (one blow, S - 1, +1 save) against R1-10 a mounted charger's lance (+2 S in
+    # round 1) and a shield; the charged side defends
+    "fists_against_a_lance": lambda: scenario(
+        [W("Brawler", [], A=3, W=2, I=4)],
+        [{**W("Outrider", ["lance", "shield", "light armour"], W=2), "mounted": True}],
+        charger="defender"),
     # R1-7 improved criticals (5+), R1-9 several wounds each, R1-12 fights left at max_rounds
     "improved_criticals_three_rounds": lambda: odds.from_dict({
         "ruleset": "mordheim", "name": "t",
