@@ -14,6 +14,7 @@ RULESET = Ruleset(
     check=rules.check,
     compile=compile_plan,
     kernel="odds.rulesets.mordheim.kernel",
+    exact="odds.rulesets.mordheim.exact",
     rule_ids=tuple(f"R1-{i}" for i in range(1, 13)),
     extra_columns=EXTRA_COLUMNS,
     default_max_rounds=20,
