@@ -150,8 +150,8 @@ def _common(p: argparse.ArgumentParser, metric: bool = False) -> None:
                         "probabilities, no noise; an error when the solver cannot); auto: "
                         "solve when it can, else simulate, and say which")
     p.add_argument("--max-states", type=_checked("--max-states", _at_least_one, int),
-                   help="fight states a round of the exact solver may hold (default "
-                        "1,000,000)")
+                   help="fight states the exact solver may hold at once (default "
+                        "1,000,000; mordheim 20,000)")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.add_argument("--csv", metavar="FILE", help="write tidy CSV (- for standard output, "
                                                  "instead of the table)")

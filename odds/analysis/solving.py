@@ -47,9 +47,9 @@ def solve(scenarios: list, method: str, max_states: int | None,
           where: s.Where = s.ARGUMENTS, quiet: bool = False) -> tuple[list | None, str | None]:
     """Every scenario solved exactly: (their Results, None). When one cannot be (the solver
     does not cover a rule it uses, or it needs more than ``max_states`` fight states in a
-    round, default :data:`odds.core.exact.MAX_STATES`), ``auto`` gives (None, the reason,
+    round, default the ruleset's :func:`odds.core.exact.default_bound`), ``auto`` gives
+    (None, the reason,
     to say why all are simulated) and ``exact`` raises ScenarioError at ``where/method``."""
-    bound = exact.MAX_STATES if max_states is None else max_states
     results = []
     for scenario in scenarios:
         ruleset = get_ruleset(scenario.ruleset)
@@ -59,7 +59,7 @@ def solve(scenarios: list, method: str, max_states: int | None,
             if not quiet:
                 _announce(ruleset, plan)
             try:
-                tally = exact.solve(ruleset, plan, ruleset.columns(scenario), bound)
+                tally = exact.solve(ruleset, plan, ruleset.columns(scenario), max_states)
             except exact.TooManyStates as e:
                 reason = f"{e}; a larger max_states allows more"
             else:

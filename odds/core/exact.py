@@ -5,12 +5,16 @@ A ruleset that solves fights exactly names a module (``Ruleset.exact``) with
 
 - ``covers(scenario) -> str | None``: None when the solver plays every rule the scenario
   uses, else the reason it cannot (e.g. "several units a side");
-- ``solve(plan, max_states) -> (rows, weights, states)``: every distinct way a fight ends as
-  an outcome row, exactly as the kernel writes it (columns x m integers), its probability
-  (m floats, summing to 1), and the most live fight states any round held. It walks the
-  distribution of fight states round by round from the same compiled plan the kernel reads,
-  merging equal states (:func:`merge`), and raises :class:`TooManyStates` (through
-  :func:`check_states`) when a round holds more than ``max_states``.
+- ``solve(plan, max_states) -> (rows, weights, states)``: outcome rows in the kernel's
+  columns (columns x m integers) with their probabilities (m floats, summing to 1), such
+  that their weighted histograms -- (winner, end, rounds), and per winner each other
+  column -- are the fight's exact distributions (what a :class:`Tally` keeps); usually each
+  row is one way a fight ends, as the kernel writes it. ``states`` is the most fight states
+  the walk held at once. It walks the distribution of fight states round by round from the
+  same compiled plan the kernel reads, merging equal states (:func:`merge`), and raises
+  :class:`TooManyStates` (through :func:`check_states`) when it would hold more than
+  ``max_states``;
+- optionally ``MAX_STATES``: its default bound, where its states are heavier than most.
 
 Fights still live after ``max_rounds`` end as (none, unresolved, max_rounds), as in the kernel.
 """
@@ -141,10 +145,17 @@ def covers(ruleset, scenario) -> str | None:
     return solver.covers(scenario)
 
 
-def solve(ruleset, plan, columns: tuple[str, ...], max_states: int = MAX_STATES) -> Tally:
+def default_bound(ruleset) -> int:
+    """The state bound when none is given: the ruleset solver's own, else :data:`MAX_STATES`."""
+    return getattr(module(ruleset), "MAX_STATES", MAX_STATES)
+
+
+def solve(ruleset, plan, columns: tuple[str, ...], max_states: int | None = None) -> Tally:
     """The exact distribution of the fight's outcome record as a :class:`Tally` of
-    probabilities (``tally.exact``; ``tally.states`` is the most live states of a round)."""
-    rows, weights, states = module(ruleset).solve(plan, max_states)
+    probabilities (``tally.exact``; ``tally.states`` is the most states the walk held).
+    ``max_states``: default :func:`default_bound`."""
+    bound = default_bound(ruleset) if max_states is None else max_states
+    rows, weights, states = module(ruleset).solve(plan, bound)
     tally = Tally(columns, exact=True)
     if len(weights):
         tally.add(np.asarray(rows), np.asarray(weights, float))

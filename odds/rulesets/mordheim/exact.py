@@ -43,6 +43,9 @@ from odds.rulesets.mordheim.kernel import (
     WOUNDS,
 )
 
+# each state carries ten count distributions, and a step makes about 25 branches a state:
+# 20,000 states (a three-on-one or a two-on-two fight) take seconds and about 1 GB at most
+MAX_STATES = 20_000
 N_COLUMNS = 15  # the kernel's outcome row: winner, end, rounds and 12 counts
 # fields of a state row, each a block of n (one per warrior); then the step's increments of
 # the N_COUNTERS count columns and the parent state's index
