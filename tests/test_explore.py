@@ -185,3 +185,17 @@ def test_the_seed_is_passed_on():
     w.controls[BOY_COUNT].value = 30
     assert w.result.seed == 7
     assert same_numbers(w.result, played(BOYZ, {BOY_COUNT: 30}, seed=7))
+
+
+def test_the_explorer_answers_exactly_when_it_can():
+    """method='auto' (the "answer" control): solved exactly, the status says so, and a
+    change of the control switches back to simulating."""
+    path = SCENARIOS / "d10skirmish_trooper_charges_sniper.toml"
+    w = odds.explore(path, trials=TRIALS, method="auto")
+    solved = odds.simulate(path, method="exact", quiet=True)
+    assert w.result.method == "exact" and w.result.probabilities() == solved.probabilities()
+    assert "exact (" in w.status.value
+    w.method_control.value = "mc"
+    assert w.result.method == "mc" and w.result.trials == TRIALS
+    with pytest.raises(ScenarioError, match="'mc' or 'auto'"):
+        odds.explore(path, method="exact")
