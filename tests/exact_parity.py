@@ -16,8 +16,9 @@ from odds.scenario import as_scenario
 Z = 4.0
 
 
-def solved(scenario, max_states: int = exact.MAX_STATES):
-    """The exact tally of ``scenario`` (a path, dict or Scenario)."""
+def solved(scenario, max_states: int | None = None):
+    """The exact tally of ``scenario`` (a path, dict or Scenario); ``max_states`` default:
+    the ruleset's bound."""
     scenario = as_scenario(scenario)
     ruleset = get_ruleset(scenario.ruleset)
     return exact.solve(ruleset, ruleset.compile(scenario), ruleset.columns(scenario),
