@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy import stats
 
 import odds
 from odds.analysis.result import OUTCOMES
@@ -14,6 +15,7 @@ from odds.rulesets import get_ruleset
 from odds.scenario import as_scenario
 
 Z = 4.0
+RARE = 10  # expected counts below this are tested by the exact binomial tail
 
 
 def solved(scenario, max_states: int | None = None):
@@ -63,12 +65,26 @@ def assert_parity(scenario, trials: int = 200_000, seed: int = 1, z: float = Z,
     zs = {}
     p_exact, p_mc = outcome_probabilities(tally), outcome_probabilities(simulated)
     for key, p in p_exact.items():
-        zs[key] = _z(key, p_mc[key] - p, p * (1 - p) / trials, z)
+        zs[key] = (_rare(key, round(p_mc[key] * trials), trials, p, z)
+                   if min(p, 1 - p) * trials < RARE else
+                   _z(key, p_mc[key] - p, p * (1 - p) / trials, z))
     for column in ("rounds",) + tally.columns[3:]:
         mean, var = column_moments(tally, column)
         mc_mean, _ = column_moments(simulated, column)
         zs[column] = _z(column, mc_mean - mean, var / trials, z)
     return zs
+
+
+def _rare(key: str, k: int, n: int, p: float, bound: float) -> float:
+    """An outcome expected fewer than RARE times (or all but RARE), where the normal z is
+    no guide: the exact binomial two-sided tail of the count seen must be at least the
+    normal tail of ``bound`` (6.3e-5 for |z| < 4). Returns the equivalent |z|."""
+    if p in (0.0, 1.0):
+        assert k == p * n, f"{key}: exact says certain, simulation saw {k} of {n}"
+        return 0.0
+    tail = 2 * min(stats.binom.cdf(k, n, p), stats.binom.sf(k - 1, n, p))
+    assert tail >= 2 * stats.norm.sf(bound), f"{key}: simulated {k} of {n}, exact p = {p:.3g}"
+    return float(stats.norm.isf(min(1.0, tail) / 2))
 
 
 def _z(key: str, difference: float, variance: float, bound: float) -> float:
