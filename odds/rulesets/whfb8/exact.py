@@ -1,0 +1,375 @@
+"""The whfb8 exact solver (:mod:`odds.core.exact`): the kernel's fight, computed instead of
+sampled, from the same plan and binomial tables.
+
+A fight between rounds is the wounds each side has left and whether each is still Frenzied
+(R2-7): ``R = models * W - wounds on the current model``, so the models and the wounded
+model's damage follow from ``R``, and the wounds a side caused in a round are what its enemy
+lost. Fear is tested afresh every round, so its four outcomes are branches of a round, not
+part of the state. Within a round each strike step (R2-6) turns the distribution of (wounds
+lost by each side) into the next: the two sides' losses in one step are independent given
+the step's start, each the convolution of its striking parts' unsaved wounds, folded at the
+wounds the enemy has left. The combat result, break test and pursuit (R2-11 ... R2-13) are
+then probabilities of 2D6 and 3D6-drop-lowest rolls.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from odds.core.exact import binomial_pmf, check_states, dice_sum, drop_lowest, p_ge, p_gt
+from odds.core.outcome import (
+    ATTACKER,
+    CAUGHT,
+    DEFENDER,
+    DESTROYED,
+    FLED,
+    MUTUAL,
+    NO_FIGHT,
+    NONE,
+    UNRESOLVED,
+)
+from odds.rulesets.whfb8.compile import FIGHTING, FIRST, LATER, SUPPORTING
+from odds.rulesets.whfb8.kernel import _in_contact, _ranks, _score, _supporters
+
+TWO_D6 = dice_sum(2)
+SWIFT = drop_lowest(3)  # Swiftstride: 3D6, the lowest dropped (R2-13)
+N_ENDS = 6
+
+
+def covers(scenario) -> str | None:
+    """Every whfb8 fight: one unit a side with every rule the kernel plays."""
+    return None
+
+
+def solve(plan, max_states: int):
+    """Every distinct outcome row of the fight, its probability and the most live states."""
+    if plan.flee_reaction:
+        return _flee_reaction(plan)
+    moves = [SWIFT if plan.swiftstride[s] else TWO_D6 for s in range(2)]
+    fails_ld = np.array([p_gt(TWO_D6, plan.leadership[s]) for s in range(2)])
+    catch = np.array([_p_catch(moves[1 - s], moves[s]) for s in range(2)])  # by the loser
+    keys, probs, live = _walk(plan, fails_ld, catch, np.cumsum(TWO_D6), max_states)
+    for r, states in enumerate(live):
+        check_states(int(states), max_states, r)
+    order = np.argsort(keys)
+    return _rows(plan, keys[order]), probs[order], int(live.max())
+
+
+def _p_catch(pursuit: np.ndarray, flee: np.ndarray) -> float:
+    """P(pursuit roll >= flee roll), the rolls independent (R2-13)."""
+    return sum(flee[f] * p_ge(pursuit, f) for f in range(len(flee)))
+
+
+def _flee_reaction(plan):
+    """R2-2: the charged unit flees; the charger's M + roll reaches it, or no fight."""
+    charger, charged = plan.charger, 1 - plan.charger
+    flee = SWIFT if plan.swiftstride[charged] else TWO_D6
+    move = SWIFT if plan.swiftstride[charger] else TWO_D6
+    caught = sum(flee[f] * p_ge(move, plan.charge_distance + f - plan.movement[charger])
+                 for f in range(len(flee)))
+    lost = np.zeros(2, np.int64)
+    lost[charged] = plan.count[charged]
+    winner = ATTACKER if charger == 0 else DEFENDER
+    rows = np.array([[winner, CAUGHT, 0, lost[0], lost[1], 0, 0],
+                     [NONE, NO_FIGHT, 0, 0, 0, 0, 0]], np.int64).T
+    probs = np.array([caught, 1.0 - caught])
+    keep = probs > 0
+    return rows[:, keep], probs[keep], 1
+
+
+def _rows(plan, keys: np.ndarray) -> np.ndarray:
+    """Outcome rows (7 x m) from end keys, as the kernel writes them."""
+    left_max = plan.count * plan.wounds
+    rest, left1 = np.divmod(keys, left_max[1] + 1)
+    rest, left0 = np.divmod(rest, left_max[0] + 1)
+    rest, rounds = np.divmod(rest, plan.max_rounds + 1)
+    winner, end = np.divmod(rest, N_ENDS)
+    rows = np.zeros((7, len(keys)), np.int64)
+    rows[0], rows[1], rows[2] = winner, end, rounds
+    for s, left in enumerate((left0, left1)):
+        models = (left + plan.wounds[s] - 1) // plan.wounds[s]
+        caught = (end == CAUGHT) & (winner == (DEFENDER if s == 0 else ATTACKER))
+        rows[3 + s] = np.where(caught, plan.count[s], plan.count[s] - models)
+        rows[5 + s] = left_max[s] - left
+    return rows
+
+
+# --- a hash table of float masses keyed by int64 (merging equal states) ------------------
+
+@njit(cache=True)
+def _table(size):
+    return np.full(size, -1, np.int64), np.zeros(size), np.zeros(1, np.int64)
+
+
+@njit(cache=True, inline="always")
+def _slot(keys, key):
+    """Where ``key`` is, or the empty slot it goes to (open addressing, linear probing)."""
+    mask = len(keys) - 1
+    h = key * 0x5851F42D4C957F2D
+    h = (h ^ (h >> 29)) & mask
+    while keys[h] != key and keys[h] >= 0:
+        h = (h + 1) & mask
+    return h
+
+
+@njit(cache=True)
+def _put(keys, masses, used, key, mass):
+    """Add ``mass`` to ``key``'s entry; returns the table, grown when half full."""
+    if mass == 0.0:
+        return keys, masses
+    h = _slot(keys, key)
+    if keys[h] < 0:
+        keys[h] = key
+        used[0] += 1
+    masses[h] += mass
+    if 2 * used[0] > len(keys):
+        grown_keys, grown_masses, _ = _table(2 * len(keys))
+        for i in range(len(keys)):
+            if keys[i] >= 0:
+                g = _slot(grown_keys, keys[i])
+                grown_keys[g] = keys[i]
+                grown_masses[g] = masses[i]
+        return grown_keys, grown_masses
+    return keys, masses
+
+
+@njit(cache=True)
+def _entries(keys, masses, used):
+    out_keys = np.empty(used[0], np.int64)
+    out_masses = np.empty(used[0])
+    m = 0
+    for i in range(len(keys)):
+        if keys[i] >= 0:
+            out_keys[m] = keys[i]
+            out_masses[m] = masses[i]
+            m += 1
+    return out_keys, out_masses
+
+
+# --- one round ------------------------------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def _models(plan, left, s):
+    return (left + plan.wounds[s] - 1) // plan.wounds[s]
+
+
+@njit(cache=True, inline="always")
+def _part_attacks(plan, n, frenzied, s, part, contact):
+    """Attacks of side s's striking part, as the kernel's _fight_round counts them (R2-4,
+    R2-5): fighting models (+ Frenzy, + a champion's 1 A), supporters, or mounts."""
+    if part == FIGHTING:
+        return contact * (plan.attacks[s] + frenzied[s]) + min(contact, plan.champion[s])
+    if part == SUPPORTING:
+        return _supporters(plan, n, s, contact)
+    return contact * plan.mount_attacks[s]
+
+
+@njit(cache=True)
+def _step_attacks(plan, n, frenzied, k, s):
+    """All attacks side s strikes at step k with n models standing."""
+    contact = _in_contact(plan, n, s)
+    total = 0
+    for j in range(plan.striker_side.shape[1]):
+        if plan.striker_side[k, j] < 0:
+            break
+        if plan.striker_side[k, j] == s:
+            total += _part_attacks(plan, n, frenzied, s, plan.striker_part[k, j], contact)
+    return total
+
+
+@njit(cache=True)
+def _losses(plan, n, frenzied, afraid, r, k, s, left, out, scratch):
+    """P(side s's parts striking at step k cause u unsaved wounds), u = 0 .. (returned top),
+    into ``out``: each part's Binomial from the kernel's table, convolved, the total folded at
+    the ``left`` wounds its enemy has (R2-8, R2-9, R2-11)."""
+    t = 1 - s
+    contact = _in_contact(plan, n, s)
+    out[0] = 1.0
+    top = 0
+    for j in range(plan.striker_side.shape[1]):
+        if plan.striker_side[k, j] < 0:
+            break
+        if plan.striker_side[k, j] != s:
+            continue
+        part = plan.striker_part[k, j]
+        a = _part_attacks(plan, n, frenzied, s, part, contact)
+        if a == 0:
+            continue
+        i = (r, afraid[s], afraid[t], frenzied[t], s, part)
+        if a <= plan.cdf_top[i]:
+            row = plan.cdf_offset[i] + ((a * (a + 1)) >> 1)
+            pmf = np.empty(a + 1)
+            pmf[0] = plan.cdf[row]
+            for u in range(1, a + 1):
+                pmf[u] = plan.cdf[row + u] - plan.cdf[row + u - 1]
+        else:  # the kernel draws past its table one uniform per attack: the same Binomial
+            pmf = binomial_pmf(a, plan.p_unsaved[i])
+        new_top = min(top + a, left)
+        scratch[:new_top + 1] = 0.0
+        for x in range(top + 1):
+            if out[x] == 0.0:
+                continue
+            for u in range(a + 1):
+                if pmf[u] != 0.0:
+                    scratch[min(x + u, left)] += out[x] * pmf[u]
+        out[:new_top + 1] = scratch[:new_top + 1]
+        top = new_top
+    return top
+
+
+@njit(cache=True)
+def _hold(cum_two, target):
+    """P(break test held): 2D6 <= target, or a double 1 (Insane Courage, R2-12)."""
+    if target < 2:
+        return 1.0 / 36.0
+    return cum_two[min(target, 12)]
+
+
+@njit(cache=True)
+def _walk(plan, fails_ld, catch, cum_two, max_states):
+    """The whole walk: end keys and masses, and the live states after each round (index 0:
+    the charge). Stops early once a round holds more than ``max_states``."""
+    left_max = plan.count * plan.wounds
+    radix0, radix1 = left_max[0] + 1, left_max[1] + 1
+    ends_k, ends_m, ends_used = _table(1024)
+    live = np.zeros(plan.max_rounds + 1, np.int64)
+    live[0] = 1
+    front_keys = np.array([((left_max[0] * radix1 + left_max[1]) * 2 + plan.frenzy[0]) * 2
+                           + plan.frenzy[1]])
+    front_masses = np.ones(1)
+    n = np.zeros(2, np.int64)
+    frenzied = np.zeros(2, np.int64)
+    afraid = np.zeros(2, np.int64)
+    caused = np.zeros(2, np.int64)
+    after = np.zeros(2, np.int64)
+    n_steps = plan.steps.shape[0]
+    rounds = 0
+    while len(front_keys) > 0 and rounds < plan.max_rounds:
+        rounds += 1
+        r = FIRST if rounds == 1 else LATER
+        next_k, next_m, next_used = _table(1024)
+        for i in range(len(front_keys)):
+            key, mass = front_keys[i], front_masses[i]
+            frenzied[1] = key & 1
+            frenzied[0] = (key >> 1) & 1
+            left1 = (key >> 2) % radix1
+            left0 = (key >> 2) // radix1
+            n[0], n[1] = _models(plan, left0, 0), _models(plan, left1, 1)
+            # the most each side can lose this round: its enemy's attacks at the start
+            most0, most1 = 0, 0
+            for k in range(n_steps):
+                most0 += _step_attacks(plan, n, frenzied, k, 1)
+                most1 += _step_attacks(plan, n, frenzied, k, 0)
+            most0, most1 = min(most0, left0), min(most1, left1)
+            if (most0 + 1) * (most1 + 1) > max_states:
+                live[rounds] = (most0 + 1) * (most1 + 1)
+                return np.empty(0, np.int64), np.empty(0), live[:rounds + 1]
+            lost = np.zeros((most0 + 1, most1 + 1))  # P(wounds lost by each side), this round
+            cur = np.zeros((most0 + 1, most1 + 1))
+            nxt = np.zeros((most0 + 1, most1 + 1))
+            loss0 = np.zeros(most0 + 1)
+            loss1 = np.zeros(most1 + 1)
+            scratch = np.zeros(max(most0, most1) + 1)
+            fear = np.zeros(2)
+            for s in range(2):  # R2-7: Fear tested at the start of the round
+                if plan.tests_fear[s] > 0 and frenzied[s] == 0:
+                    fear[s] = fails_ld[s]
+            for branch in range(4):
+                afraid[0], afraid[1] = branch >> 1, branch & 1
+                p = ((fear[0] if afraid[0] else 1.0 - fear[0])
+                     * (fear[1] if afraid[1] else 1.0 - fear[1]))
+                if p == 0.0:
+                    continue
+                cur[:, :] = 0.0
+                cur[0, 0] = p
+                for k in range(n_steps):
+                    nxt[:, :] = 0.0
+                    for d0 in range(most0 + 1):
+                        for d1 in range(most1 + 1):
+                            q = cur[d0, d1]
+                            if q == 0.0:
+                                continue
+                            n[0] = _models(plan, left0 - d0, 0)
+                            n[1] = _models(plan, left1 - d1, 1)
+                            if n[0] == 0 or n[1] == 0:  # the fight stops at once
+                                nxt[d0, d1] += q
+                                continue
+                            top1 = _losses(plan, n, frenzied, afraid, r, k, 0, left1 - d1,
+                                           loss1, scratch)
+                            top0 = _losses(plan, n, frenzied, afraid, r, k, 1, left0 - d0,
+                                           loss0, scratch)
+                            for u0 in range(top0 + 1):
+                                q0 = q * loss0[u0]
+                                if q0 == 0.0:
+                                    continue
+                                for u1 in range(top1 + 1):
+                                    nxt[d0 + u0, d1 + u1] += q0 * loss1[u1]
+                    cur, nxt = nxt, cur
+                lost += cur
+            for d0 in range(most0 + 1):
+                for d1 in range(most1 + 1):
+                    q = lost[d0, d1] * mass
+                    if q == 0.0:
+                        continue
+                    after0, after1 = left0 - d0, left1 - d1
+                    n[0], n[1] = _models(plan, after0, 0), _models(plan, after1, 1)
+                    if n[0] == 0 or n[1] == 0:
+                        winner = NONE if n[0] == n[1] else (ATTACKER if n[1] == 0 else DEFENDER)
+                        end = MUTUAL if n[0] == n[1] else DESTROYED
+                        ends_k, ends_m = _put(ends_k, ends_m, ends_used, _end_key(
+                            plan, winner, end, rounds, after0, after1), q)
+                        continue
+                    caused[0], caused[1] = d1, d0
+                    after[0], after[1] = frenzied[0], frenzied[1]
+                    diff = _score(plan, n, 0, caused, r) - _score(plan, n, 1, caused, r)
+                    if diff == 0 and plan.musician[0] == plan.musician[1]:  # R2-11: a draw
+                        next_k, next_m = _put(next_k, next_m, next_used, _state_key(
+                            after0, after1, after, radix1), q)
+                        continue
+                    if diff == 0:  # a lone musician wins a drawn combat by 1
+                        diff = 1 if plan.musician[0] else -1
+                    loser = 1 if diff > 0 else 0
+                    won = 1 - loser
+                    after[loser] = 0  # R2-7: a defeated unit loses Frenzy
+                    stays = _state_key(after0, after1, after, radix1)
+                    if plan.unbreakable[loser]:
+                        next_k, next_m = _put(next_k, next_m, next_used, stays, q)
+                        continue
+                    steadfast = (plan.stubborn[loser] > 0
+                                 or _ranks(plan, n, loser) > _ranks(plan, n, won))
+                    hold = _hold(cum_two, plan.leadership[loser] - (0 if steadfast else abs(diff)))
+                    if plan.reroll_break[loser]:  # battle standard: re-roll a failed test
+                        hold = 1.0 - (1.0 - hold) * (1.0 - hold)
+                    next_k, next_m = _put(next_k, next_m, next_used, stays, q * hold)
+                    # R2-13: pursue (Frenzy must; restraining needs a Ld test), flee, Caught!
+                    pursues = 1.0 if (after[won] > 0 or plan.pursue) else fails_ld[won]
+                    winner = ATTACKER if won == 0 else DEFENDER
+                    broke = q * (1.0 - hold)
+                    ends_k, ends_m = _put(ends_k, ends_m, ends_used, _end_key(
+                        plan, winner, CAUGHT, rounds, after0, after1), broke * pursues * catch[loser])
+                    ends_k, ends_m = _put(ends_k, ends_m, ends_used, _end_key(
+                        plan, winner, FLED, rounds, after0, after1),
+                        broke * (1.0 - pursues * catch[loser]))
+            if next_used[0] > max_states:
+                live[rounds] = next_used[0]
+                return np.empty(0, np.int64), np.empty(0), live[:rounds + 1]
+        front_keys, front_masses = _entries(next_k, next_m, next_used)
+        live[rounds] = len(front_keys)
+    for i in range(len(front_keys)):  # still fighting after max_rounds
+        key = front_keys[i] >> 2
+        ends_k, ends_m = _put(ends_k, ends_m, ends_used, _end_key(
+            plan, NONE, UNRESOLVED, rounds, key // radix1, key % radix1), front_masses[i])
+    keys, masses = _entries(ends_k, ends_m, ends_used)
+    return keys, masses, live[:rounds + 1]
+
+
+@njit(cache=True, inline="always")
+def _state_key(left0, left1, frenzied, radix1):
+    return ((left0 * radix1 + left1) * 2 + frenzied[0]) * 2 + frenzied[1]
+
+
+@njit(cache=True, inline="always")
+def _end_key(plan, winner, end, rounds, left0, left1):
+    key = (winner * N_ENDS + end) * (plan.max_rounds + 1) + rounds
+    return (key * (plan.count[0] * plan.wounds[0] + 1) + left0) * (
+        plan.count[1] * plan.wounds[1] + 1) + left1
