@@ -2,16 +2,18 @@
 sampled, from the same plan and binomial tables.
 
 A fight between rounds is the wounds each side has left and whether each is still Frenzied
-(R2-7): ``R = models * W - wounds on the current model``, so the models and the wounded
-model's damage follow from ``R``, and the wounds a side caused in a round are what its enemy
-lost. Fear is tested afresh every round, so its four outcomes are branches of a round, not
-part of the state. Within a round each strike step (R2-6) turns the distribution of (wounds
-lost by each side) into the next: the two sides' losses in one step are independent given
-the step's start, each the convolution of its striking parts' unsaved wounds, folded at the
-wounds the enemy has left. The combat result, break test and pursuit (R2-11 ... R2-13) are
-then probabilities of 2D6 and 3D6-drop-lowest rolls.
+(R2-7): ``left = models * W - wounds on the wounded model``, so the models and the wounded
+model's damage follow from ``left``, and the wounds a side caused in a round are what its
+enemy lost. Fear is tested afresh every round, so its four outcomes are branches of a round,
+not part of the state. Within a round each strike step (R2-6) turns the distribution of
+(wounds lost by each side) into the next: the two sides' losses in one step are independent
+given the step's start, each the convolution of its striking parts' unsaved wounds, folded at
+the wounds the enemy has left. The combat result, break test and pursuit (R2-11 ... R2-13)
+then weigh each end of the round by the probabilities of their 2D6 (or Swiftstride) rolls.
 """
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -36,8 +38,42 @@ SWIFT = drop_lowest(3)  # Swiftstride: 3D6, the lowest dropped (R2-13)
 N_ENDS = 6
 
 
+class Sides(NamedTuple):
+    """The plan's per-side numbers as pairs (and its scalars), for the kernel's formation
+    helpers and the walk: numba passes tuples without counting references to arrays, which
+    would cost more than the helpers themselves."""
+
+    count: tuple
+    width: tuple
+    wounds: tuple
+    leadership: tuple
+    attacks: tuple
+    mount_attacks: tuple
+    champion: tuple
+    frenzy: tuple
+    support_ranks: tuple
+    horde_files: tuple
+    supports: tuple
+    in_contact: tuple
+    bonus: tuple
+    musician: tuple
+    stubborn: tuple
+    unbreakable: tuple
+    reroll_break: tuple
+    tests_fear: tuple
+    face: int
+    charger: int
+    pursue: int
+    max_rounds: int
+
+
+def sides(plan) -> Sides:
+    return Sides(*(tuple(int(v) for v in x) if isinstance(x, np.ndarray) else int(x)
+                   for x in (getattr(plan, name) for name in Sides._fields)))
+
+
 def covers(scenario) -> str | None:
-    """Every whfb8 fight: one unit a side with every rule the kernel plays."""
+    """Every whfb8 fight: one unit a side, with every rule the kernel plays."""
     return None
 
 
@@ -48,7 +84,9 @@ def solve(plan, max_states: int):
     moves = [SWIFT if plan.swiftstride[s] else TWO_D6 for s in range(2)]
     fails_ld = np.array([p_gt(TWO_D6, plan.leadership[s]) for s in range(2)])
     catch = np.array([_p_catch(moves[1 - s], moves[s]) for s in range(2)])  # by the loser
-    keys, probs, live = _walk(plan, fails_ld, catch, np.cumsum(TWO_D6), max_states)
+    keys, probs, live = _walk(sides(plan), plan.striker_side, plan.striker_part,
+                              plan.p_unsaved, plan.cdf, plan.cdf_offset, plan.cdf_top,
+                              fails_ld, catch, np.cumsum(TWO_D6), max_states)
     for r, states in enumerate(live):
         check_states(int(states), max_states, r)
     order = np.argsort(keys)
@@ -78,7 +116,7 @@ def _flee_reaction(plan):
 
 
 def _rows(plan, keys: np.ndarray) -> np.ndarray:
-    """Outcome rows (7 x m) from end keys, as the kernel writes them."""
+    """Outcome rows (7 x m) from end keys (:func:`_end_key`), as the kernel writes them."""
     left_max = plan.count * plan.wounds
     rest, left1 = np.divmod(keys, left_max[1] + 1)
     rest, left0 = np.divmod(rest, left_max[0] + 1)
@@ -94,7 +132,23 @@ def _rows(plan, keys: np.ndarray) -> np.ndarray:
     return rows
 
 
-# --- a hash table of float masses keyed by int64 (merging equal states) ------------------
+# --- keys -----------------------------------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def _state_key(left0, left1, frenzied, radix1):
+    """A live fight: wounds left per side and Frenzy per side."""
+    return ((left0 * radix1 + left1) * 2 + frenzied[0]) * 2 + frenzied[1]
+
+
+@njit(cache=True, inline="always")
+def _end_key(sd, winner, end, rounds, left0, left1):
+    """An ended fight: winner, end, rounds and wounds left per side (the outcome row)."""
+    key = (winner * N_ENDS + end) * (sd.max_rounds + 1) + rounds
+    return ((key * (sd.count[0] * sd.wounds[0] + 1) + left0)
+            * (sd.count[1] * sd.wounds[1] + 1) + left1)
+
+
+# --- a hash table of masses keyed by int64, merging equal states ------------------------
 
 @njit(cache=True)
 def _table(size):
@@ -112,9 +166,9 @@ def _slot(keys, key):
     return h
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _put(keys, masses, used, key, mass):
-    """Add ``mass`` to ``key``'s entry; returns the table, grown when half full."""
+    """Add ``mass`` to ``key``'s entry; returns the table, doubled when half full."""
     if mass == 0.0:
         return keys, masses
     h = _slot(keys, key)
@@ -122,15 +176,15 @@ def _put(keys, masses, used, key, mass):
         keys[h] = key
         used[0] += 1
     masses[h] += mass
-    if 2 * used[0] > len(keys):
-        grown_keys, grown_masses, _ = _table(2 * len(keys))
-        for i in range(len(keys)):
-            if keys[i] >= 0:
-                g = _slot(grown_keys, keys[i])
-                grown_keys[g] = keys[i]
-                grown_masses[g] = masses[i]
-        return grown_keys, grown_masses
-    return keys, masses
+    if 2 * used[0] <= len(keys):
+        return keys, masses
+    grown_keys, grown_masses, _ = _table(2 * len(keys))
+    for i in range(len(keys)):
+        if keys[i] >= 0:
+            g = _slot(grown_keys, keys[i])
+            grown_keys[g] = keys[i]
+            grown_masses[g] = masses[i]
+    return grown_keys, grown_masses
 
 
 @njit(cache=True)
@@ -149,61 +203,62 @@ def _entries(keys, masses, used):
 # --- one round ------------------------------------------------------------------------------
 
 @njit(cache=True, inline="always")
-def _models(plan, left, s):
-    return (left + plan.wounds[s] - 1) // plan.wounds[s]
+def _models(sd, left, s):
+    return (left + sd.wounds[s] - 1) // sd.wounds[s]
 
 
 @njit(cache=True, inline="always")
-def _part_attacks(plan, n, frenzied, s, part, contact):
+def _part_attacks(sd, n, frenzied, s, part, contact):
     """Attacks of side s's striking part, as the kernel's _fight_round counts them (R2-4,
     R2-5): fighting models (+ Frenzy, + a champion's 1 A), supporters, or mounts."""
     if part == FIGHTING:
-        return contact * (plan.attacks[s] + frenzied[s]) + min(contact, plan.champion[s])
+        return contact * (sd.attacks[s] + frenzied[s]) + min(contact, sd.champion[s])
     if part == SUPPORTING:
-        return _supporters(plan, n, s, contact)
-    return contact * plan.mount_attacks[s]
+        return _supporters(sd, n, s, contact)
+    return contact * sd.mount_attacks[s]
 
 
-@njit(cache=True)
-def _step_attacks(plan, n, frenzied, k, s):
-    """All attacks side s strikes at step k with n models standing."""
-    contact = _in_contact(plan, n, s)
+@njit(cache=True, inline="always")
+def _round_attacks(sd, striker_side, striker_part, n, frenzied, s):
+    """All attacks side s strikes in a round if nobody fell: the most wounds it can cause,
+    since casualties only ever take attacks away (R2-3 ... R2-6)."""
+    contact = _in_contact(sd, n, s)
     total = 0
-    for j in range(plan.striker_side.shape[1]):
-        if plan.striker_side[k, j] < 0:
-            break
-        if plan.striker_side[k, j] == s:
-            total += _part_attacks(plan, n, frenzied, s, plan.striker_part[k, j], contact)
+    for k in range(striker_side.shape[0]):
+        for j in range(striker_side.shape[1]):
+            if striker_side[k, j] < 0:
+                break
+            if striker_side[k, j] == s:
+                total += _part_attacks(sd, n, frenzied, s, striker_part[k, j], contact)
     return total
 
 
-@njit(cache=True)
-def _losses(plan, n, frenzied, afraid, r, k, s, left, out, scratch):
+@njit(cache=True, inline="always")
+def _losses(sd, striker_side, striker_part, p_unsaved, cdf, cdf_offset, cdf_top, n, frenzied,
+            afraid, r, k, s, left, out, scratch, pmf):
     """P(side s's parts striking at step k cause u unsaved wounds), u = 0 .. (returned top),
     into ``out``: each part's Binomial from the kernel's table, convolved, the total folded at
     the ``left`` wounds its enemy has (R2-8, R2-9, R2-11)."""
     t = 1 - s
-    contact = _in_contact(plan, n, s)
+    contact = _in_contact(sd, n, s)
     out[0] = 1.0
     top = 0
-    for j in range(plan.striker_side.shape[1]):
-        if plan.striker_side[k, j] < 0:
+    for j in range(striker_side.shape[1]):
+        if striker_side[k, j] < 0:
             break
-        if plan.striker_side[k, j] != s:
+        if striker_side[k, j] != s:
             continue
-        part = plan.striker_part[k, j]
-        a = _part_attacks(plan, n, frenzied, s, part, contact)
+        part = striker_part[k, j]
+        a = _part_attacks(sd, n, frenzied, s, part, contact)
         if a == 0:
             continue
-        i = (r, afraid[s], afraid[t], frenzied[t], s, part)
-        if a <= plan.cdf_top[i]:
-            row = plan.cdf_offset[i] + ((a * (a + 1)) >> 1)
-            pmf = np.empty(a + 1)
-            pmf[0] = plan.cdf[row]
+        if a <= cdf_top[r, afraid[s], afraid[t], frenzied[t], s, part]:
+            row = cdf_offset[r, afraid[s], afraid[t], frenzied[t], s, part] + ((a * (a + 1)) >> 1)
+            pmf[0] = cdf[row]
             for u in range(1, a + 1):
-                pmf[u] = plan.cdf[row + u] - plan.cdf[row + u - 1]
+                pmf[u] = cdf[row + u] - cdf[row + u - 1]
         else:  # the kernel draws past its table one uniform per attack: the same Binomial
-            pmf = binomial_pmf(a, plan.p_unsaved[i])
+            pmf[:a + 1] = binomial_pmf(a, p_unsaved[r, afraid[s], afraid[t], frenzied[t], s, part])
         new_top = min(top + a, left)
         scratch[:new_top + 1] = 0.0
         for x in range(top + 1):
@@ -217,7 +272,7 @@ def _losses(plan, n, frenzied, afraid, r, k, s, left, out, scratch):
     return top
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _hold(cum_two, target):
     """P(break test held): 2D6 <= target, or a double 1 (Insane Courage, R2-12)."""
     if target < 2:
@@ -226,78 +281,78 @@ def _hold(cum_two, target):
 
 
 @njit(cache=True)
-def _walk(plan, fails_ld, catch, cum_two, max_states):
+def _walk(sd, striker_side, striker_part, p_unsaved, cdf, cdf_offset, cdf_top, fails_ld,
+          catch, cum_two, max_states):
     """The whole walk: end keys and masses, and the live states after each round (index 0:
     the charge). Stops early once a round holds more than ``max_states``."""
-    left_max = plan.count * plan.wounds
-    radix0, radix1 = left_max[0] + 1, left_max[1] + 1
-    ends_k, ends_m, ends_used = _table(1024)
-    live = np.zeros(plan.max_rounds + 1, np.int64)
-    live[0] = 1
-    front_keys = np.array([((left_max[0] * radix1 + left_max[1]) * 2 + plan.frenzy[0]) * 2
-                           + plan.frenzy[1]])
-    front_masses = np.ones(1)
+    radix0, radix1 = sd.count[0] * sd.wounds[0] + 1, sd.count[1] * sd.wounds[1] + 1
     n = np.zeros(2, np.int64)
     frenzied = np.zeros(2, np.int64)
     afraid = np.zeros(2, np.int64)
     caused = np.zeros(2, np.int64)
     after = np.zeros(2, np.int64)
-    n_steps = plan.steps.shape[0]
+    live = np.zeros(sd.max_rounds + 1, np.int64)
+    live[0] = 1
+    frenzied[0], frenzied[1] = sd.frenzy[0], sd.frenzy[1]
+    front_keys = np.full(1, _state_key(radix0 - 1, radix1 - 1, frenzied, radix1))
+    front_masses = np.ones(1)
+    ends_k, ends_m, ends_used = _table(1024)
+    # the largest round window: casualties and the loss of Frenzy only take attacks away
+    n[0], n[1] = sd.count[0], sd.count[1]
+    most0 = _round_attacks(sd, striker_side, striker_part, n, frenzied, 1)
+    most1 = _round_attacks(sd, striker_side, striker_part, n, frenzied, 0)
+    size0, size1 = min(most0, radix0 - 1) + 1, min(most1, radix1 - 1) + 1
+    if size0 * size1 > max_states:
+        live[1] = size0 * size1
+        return np.empty(0, np.int64), np.empty(0), live[:2]
+    lost = np.zeros((size0, size1))  # P(wounds lost by each side this round)
+    cur = np.zeros((size0, size1))
+    nxt = np.zeros((size0, size1))
+    loss0, loss1 = np.zeros(size0), np.zeros(size1)
+    scratch = np.zeros(max(size0, size1))
+    pmf = np.zeros(max(most0, most1) + 1)
+    fear = np.zeros(2)
     rounds = 0
-    while len(front_keys) > 0 and rounds < plan.max_rounds:
+    while len(front_keys) > 0 and rounds < sd.max_rounds:
         rounds += 1
         r = FIRST if rounds == 1 else LATER
         next_k, next_m, next_used = _table(1024)
         for i in range(len(front_keys)):
             key, mass = front_keys[i], front_masses[i]
-            frenzied[1] = key & 1
-            frenzied[0] = (key >> 1) & 1
-            left1 = (key >> 2) % radix1
-            left0 = (key >> 2) // radix1
-            n[0], n[1] = _models(plan, left0, 0), _models(plan, left1, 1)
-            # the most each side can lose this round: its enemy's attacks at the start
-            most0, most1 = 0, 0
-            for k in range(n_steps):
-                most0 += _step_attacks(plan, n, frenzied, k, 1)
-                most1 += _step_attacks(plan, n, frenzied, k, 0)
-            most0, most1 = min(most0, left0), min(most1, left1)
-            if (most0 + 1) * (most1 + 1) > max_states:
-                live[rounds] = (most0 + 1) * (most1 + 1)
-                return np.empty(0, np.int64), np.empty(0), live[:rounds + 1]
-            lost = np.zeros((most0 + 1, most1 + 1))  # P(wounds lost by each side), this round
-            cur = np.zeros((most0 + 1, most1 + 1))
-            nxt = np.zeros((most0 + 1, most1 + 1))
-            loss0 = np.zeros(most0 + 1)
-            loss1 = np.zeros(most1 + 1)
-            scratch = np.zeros(max(most0, most1) + 1)
-            fear = np.zeros(2)
+            frenzied[0], frenzied[1] = (key >> 1) & 1, key & 1
+            left0, left1 = (key >> 2) // radix1, (key >> 2) % radix1
+            n[0], n[1] = _models(sd, left0, 0), _models(sd, left1, 1)
+            most0 = min(_round_attacks(sd, striker_side, striker_part, n, frenzied, 1), left0)
+            most1 = min(_round_attacks(sd, striker_side, striker_part, n, frenzied, 0), left1)
+            lost[:most0 + 1, :most1 + 1] = 0.0
             for s in range(2):  # R2-7: Fear tested at the start of the round
-                if plan.tests_fear[s] > 0 and frenzied[s] == 0:
-                    fear[s] = fails_ld[s]
+                fear[s] = fails_ld[s] if sd.tests_fear[s] > 0 and frenzied[s] == 0 else 0.0
             for branch in range(4):
                 afraid[0], afraid[1] = branch >> 1, branch & 1
                 p = ((fear[0] if afraid[0] else 1.0 - fear[0])
                      * (fear[1] if afraid[1] else 1.0 - fear[1]))
                 if p == 0.0:
                     continue
-                cur[:, :] = 0.0
+                cur[:most0 + 1, :most1 + 1] = 0.0
                 cur[0, 0] = p
-                for k in range(n_steps):
-                    nxt[:, :] = 0.0
+                for k in range(striker_side.shape[0]):
+                    nxt[:most0 + 1, :most1 + 1] = 0.0
                     for d0 in range(most0 + 1):
                         for d1 in range(most1 + 1):
                             q = cur[d0, d1]
                             if q == 0.0:
                                 continue
-                            n[0] = _models(plan, left0 - d0, 0)
-                            n[1] = _models(plan, left1 - d1, 1)
+                            n[0] = _models(sd, left0 - d0, 0)
+                            n[1] = _models(sd, left1 - d1, 1)
                             if n[0] == 0 or n[1] == 0:  # the fight stops at once
                                 nxt[d0, d1] += q
                                 continue
-                            top1 = _losses(plan, n, frenzied, afraid, r, k, 0, left1 - d1,
-                                           loss1, scratch)
-                            top0 = _losses(plan, n, frenzied, afraid, r, k, 1, left0 - d0,
-                                           loss0, scratch)
+                            top1 = _losses(sd, striker_side, striker_part, p_unsaved, cdf,
+                                           cdf_offset, cdf_top, n, frenzied, afraid, r, k, 0,
+                                           left1 - d1, loss1, scratch, pmf)
+                            top0 = _losses(sd, striker_side, striker_part, p_unsaved, cdf,
+                                           cdf_offset, cdf_top, n, frenzied, afraid, r, k, 1,
+                                           left0 - d0, loss0, scratch, pmf)
                             for u0 in range(top0 + 1):
                                 q0 = q * loss0[u0]
                                 if q0 == 0.0:
@@ -305,51 +360,49 @@ def _walk(plan, fails_ld, catch, cum_two, max_states):
                                 for u1 in range(top1 + 1):
                                     nxt[d0 + u0, d1 + u1] += q0 * loss1[u1]
                     cur, nxt = nxt, cur
-                lost += cur
+                lost[:most0 + 1, :most1 + 1] += cur[:most0 + 1, :most1 + 1]
             for d0 in range(most0 + 1):
                 for d1 in range(most1 + 1):
                     q = lost[d0, d1] * mass
                     if q == 0.0:
                         continue
                     after0, after1 = left0 - d0, left1 - d1
-                    n[0], n[1] = _models(plan, after0, 0), _models(plan, after1, 1)
+                    n[0], n[1] = _models(sd, after0, 0), _models(sd, after1, 1)
                     if n[0] == 0 or n[1] == 0:
                         winner = NONE if n[0] == n[1] else (ATTACKER if n[1] == 0 else DEFENDER)
                         end = MUTUAL if n[0] == n[1] else DESTROYED
                         ends_k, ends_m = _put(ends_k, ends_m, ends_used, _end_key(
-                            plan, winner, end, rounds, after0, after1), q)
+                            sd, winner, end, rounds, after0, after1), q)
                         continue
                     caused[0], caused[1] = d1, d0
                     after[0], after[1] = frenzied[0], frenzied[1]
-                    diff = _score(plan, n, 0, caused, r) - _score(plan, n, 1, caused, r)
-                    if diff == 0 and plan.musician[0] == plan.musician[1]:  # R2-11: a draw
-                        next_k, next_m = _put(next_k, next_m, next_used, _state_key(
-                            after0, after1, after, radix1), q)
+                    diff = _score(sd, n, 0, caused, r) - _score(sd, n, 1, caused, r)
+                    if diff == 0 and sd.musician[0] == sd.musician[1]:  # R2-11: a draw
+                        next_k, next_m = _put(next_k, next_m, next_used,
+                                              _state_key(after0, after1, after, radix1), q)
                         continue
                     if diff == 0:  # a lone musician wins a drawn combat by 1
-                        diff = 1 if plan.musician[0] else -1
+                        diff = 1 if sd.musician[0] else -1
                     loser = 1 if diff > 0 else 0
                     won = 1 - loser
                     after[loser] = 0  # R2-7: a defeated unit loses Frenzy
                     stays = _state_key(after0, after1, after, radix1)
-                    if plan.unbreakable[loser]:
+                    if sd.unbreakable[loser]:
                         next_k, next_m = _put(next_k, next_m, next_used, stays, q)
                         continue
-                    steadfast = (plan.stubborn[loser] > 0
-                                 or _ranks(plan, n, loser) > _ranks(plan, n, won))
-                    hold = _hold(cum_two, plan.leadership[loser] - (0 if steadfast else abs(diff)))
-                    if plan.reroll_break[loser]:  # battle standard: re-roll a failed test
+                    steadfast = sd.stubborn[loser] > 0 or _ranks(sd, n, loser) > _ranks(sd, n, won)
+                    hold = _hold(cum_two, sd.leadership[loser] - (0 if steadfast else abs(diff)))
+                    if sd.reroll_break[loser]:  # battle standard: re-roll a failed test
                         hold = 1.0 - (1.0 - hold) * (1.0 - hold)
                     next_k, next_m = _put(next_k, next_m, next_used, stays, q * hold)
                     # R2-13: pursue (Frenzy must; restraining needs a Ld test), flee, Caught!
-                    pursues = 1.0 if (after[won] > 0 or plan.pursue) else fails_ld[won]
+                    caught = catch[loser] * (1.0 if after[won] > 0 or sd.pursue else fails_ld[won])
                     winner = ATTACKER if won == 0 else DEFENDER
                     broke = q * (1.0 - hold)
                     ends_k, ends_m = _put(ends_k, ends_m, ends_used, _end_key(
-                        plan, winner, CAUGHT, rounds, after0, after1), broke * pursues * catch[loser])
+                        sd, winner, CAUGHT, rounds, after0, after1), broke * caught)
                     ends_k, ends_m = _put(ends_k, ends_m, ends_used, _end_key(
-                        plan, winner, FLED, rounds, after0, after1),
-                        broke * (1.0 - pursues * catch[loser]))
+                        sd, winner, FLED, rounds, after0, after1), broke * (1.0 - caught))
             if next_used[0] > max_states:
                 live[rounds] = next_used[0]
                 return np.empty(0, np.int64), np.empty(0), live[:rounds + 1]
@@ -358,18 +411,6 @@ def _walk(plan, fails_ld, catch, cum_two, max_states):
     for i in range(len(front_keys)):  # still fighting after max_rounds
         key = front_keys[i] >> 2
         ends_k, ends_m = _put(ends_k, ends_m, ends_used, _end_key(
-            plan, NONE, UNRESOLVED, rounds, key // radix1, key % radix1), front_masses[i])
+            sd, NONE, UNRESOLVED, rounds, key // radix1, key % radix1), front_masses[i])
     keys, masses = _entries(ends_k, ends_m, ends_used)
     return keys, masses, live[:rounds + 1]
-
-
-@njit(cache=True, inline="always")
-def _state_key(left0, left1, frenzied, radix1):
-    return ((left0 * radix1 + left1) * 2 + frenzied[0]) * 2 + frenzied[1]
-
-
-@njit(cache=True, inline="always")
-def _end_key(plan, winner, end, rounds, left0, left1):
-    key = (winner * N_ENDS + end) * (plan.max_rounds + 1) + rounds
-    return (key * (plan.count[0] * plan.wounds[0] + 1) + left0) * (
-        plan.count[1] * plan.wounds[1] + 1) + left1
