@@ -30,7 +30,7 @@ from odds.core.outcome import (
     NONE,
     UNRESOLVED,
 )
-from odds.rulesets.whfb8.compile import FIGHTING, FIRST, LATER, SUPPORTING
+from odds.rulesets.whfb8.compile import FIGHTING, FIRST, LATER, MOUNT, SUPPORTING
 from odds.rulesets.whfb8.kernel import _in_contact, _ranks, _score, _supporters
 
 TWO_D6 = dice_sum(2)
@@ -38,10 +38,16 @@ SWIFT = drop_lowest(3)  # Swiftstride: 3D6, the lowest dropped (R2-13)
 N_ENDS = 6
 
 
+STRIKERS = 6  # striking parts at one step at most: 2 sides x 3 parts (the plan's K x 6)
+
+
 class Sides(NamedTuple):
-    """The plan's per-side numbers as pairs (and its scalars), for the kernel's formation
-    helpers and the walk: numba passes tuples without counting references to arrays, which
-    would cost more than the helpers themselves."""
+    """The plan's numbers the walk reads, as tuples: numba counts references to every array
+    a function takes, which in the walk's inner loops would cost more than the rules.
+
+    Per side: the plan's fields of the same names. ``strikers`` holds the plan's
+    ``striker_side * 3 + striker_part`` by step (``STRIKERS`` a step, -1 padded);
+    ``fails_ld`` P(2D6 > Ld), ``catch`` P(caught) by the loser, ``holds`` P(2D6 <= t)."""
 
     count: tuple
     width: tuple
@@ -65,11 +71,27 @@ class Sides(NamedTuple):
     charger: int
     pursue: int
     max_rounds: int
+    steps: int
+    strikers: tuple
+    fails_ld: tuple
+    catch: tuple
+    holds: tuple
 
 
 def sides(plan) -> Sides:
-    return Sides(*(tuple(int(v) for v in x) if isinstance(x, np.ndarray) else int(x)
-                   for x in (getattr(plan, name) for name in Sides._fields)))
+    """The walk's view of ``plan``, with the dice of the break test, restraint and pursuit."""
+    moves = [SWIFT if plan.swiftstride[s] else TWO_D6 for s in range(2)]
+    strikers = np.where(plan.striker_side >= 0, plan.striker_side * 3 + plan.striker_part, -1)
+    own = {name: getattr(plan, name) for name in Sides._fields[:22]}
+    return Sides(
+        **{name: tuple(int(v) for v in x) if isinstance(x, np.ndarray) else int(x)
+           for name, x in own.items()},
+        steps=len(plan.steps),
+        strikers=tuple(int(v) for v in np.pad(strikers, ((0, STRIKERS - len(strikers)), (0, 0)),
+                                              constant_values=-1).ravel()),
+        fails_ld=tuple(p_gt(TWO_D6, plan.leadership[s]) for s in range(2)),
+        catch=tuple(_p_catch(moves[1 - s], moves[s]) for s in range(2)),
+        holds=tuple(float(h) for h in np.cumsum(TWO_D6)))
 
 
 def covers(scenario) -> str | None:
@@ -81,12 +103,8 @@ def solve(plan, max_states: int):
     """Every distinct outcome row of the fight, its probability and the most live states."""
     if plan.flee_reaction:
         return _flee_reaction(plan)
-    moves = [SWIFT if plan.swiftstride[s] else TWO_D6 for s in range(2)]
-    fails_ld = np.array([p_gt(TWO_D6, plan.leadership[s]) for s in range(2)])
-    catch = np.array([_p_catch(moves[1 - s], moves[s]) for s in range(2)])  # by the loser
-    keys, probs, live = _walk(sides(plan), plan.striker_side, plan.striker_part,
-                              plan.p_unsaved, plan.cdf, plan.cdf_offset, plan.cdf_top,
-                              fails_ld, catch, np.cumsum(TWO_D6), max_states)
+    keys, probs, live = _walk(sides(plan), plan.p_unsaved, plan.cdf, plan.cdf_offset,
+                              plan.cdf_top, max_states)
     for r, states in enumerate(live):
         check_states(int(states), max_states, r)
     order = np.argsort(keys)
@@ -132,7 +150,10 @@ def _rows(plan, keys: np.ndarray) -> np.ndarray:
     return rows
 
 
-# --- keys -----------------------------------------------------------------------------------
+# --- keys and tables ------------------------------------------------------------------------
+# A table merges equal states: keys (-1 empty) with open addressing and linear probing, and
+# masses (size x columns). The walk probes it in place (a helper taking the arrays would
+# count references on every call), after _room has made space.
 
 @njit(cache=True, inline="always")
 def _state_key(left0, left1, frenzied, radix1):
@@ -148,79 +169,49 @@ def _end_key(sd, winner, end, rounds, left0, left1):
             * (sd.count[1] * sd.wounds[1] + 1) + left1)
 
 
-# --- a hash table of masses keyed by int64, merging equal states ------------------------
+@njit(cache=True, inline="always")
+def _hash(key, mask):
+    h = key * 0x5851F42D4C957F2D
+    return (h ^ (h >> 29)) & mask
+
 
 @njit(cache=True)
-def _table(size, width):
-    """An empty table: keys (-1 empty), masses (size x width), keys in use."""
-    return np.full(size, -1, np.int64), np.zeros((size, width)), np.zeros(1, np.int64)
-
-
-@njit(cache=True, inline="always")
-def _slot(keys, key):
-    """Where ``key`` is, or the empty slot it goes to (open addressing, linear probing)."""
-    mask = len(keys) - 1
-    h = key * 0x5851F42D4C957F2D
-    h = (h ^ (h >> 29)) & mask
-    while keys[h] != key and keys[h] >= 0:
-        h = (h + 1) & mask
-    return h
-
-
-@njit(cache=True, inline="always")
-def _put(keys, masses, used, key, column, mass):
-    """Add ``mass`` to ``key``'s entry; the table must have room (:func:`_room`)."""
-    if mass != 0.0:
-        h = _slot(keys, key)
-        if keys[h] < 0:
-            keys[h] = key
-            used[0] += 1
-        masses[h, column] += mass
+def _table(size, columns):
+    return np.full(size, -1, np.int64), np.zeros((size, columns))
 
 
 @njit(cache=True)
 def _room(keys, masses, used, more):
     """The table, grown to hold ``more`` new keys at most half full."""
     size = len(keys)
-    while 2 * (used[0] + more) > size:
+    while 2 * (used + more) > size:
         size *= 2
     if size == len(keys):
         return keys, masses
-    grown_keys, grown_masses, _ = _table(size, masses.shape[1])
+    grown_keys, grown_masses = _table(size, masses.shape[1])
     for i in range(len(keys)):
         if keys[i] >= 0:
-            g = _slot(grown_keys, keys[i])
-            grown_keys[g] = keys[i]
-            grown_masses[g] = masses[i]
+            h = _hash(keys[i], size - 1)
+            while grown_keys[h] >= 0:
+                h = (h + 1) & (size - 1)
+            grown_keys[h] = keys[i]
+            grown_masses[h] = masses[i]
     return grown_keys, grown_masses
 
 
 @njit(cache=True)
 def _entries(keys, masses, used):
-    """The keys in use and their first column of masses."""
-    out_keys = np.empty(used[0], np.int64)
-    out_masses = np.empty(used[0])
+    """The keys in use and their first column."""
+    out_keys, out_masses = np.empty(used, np.int64), np.empty(used)
     m = 0
     for i in range(len(keys)):
         if keys[i] >= 0:
-            out_keys[m] = keys[i]
-            out_masses[m] = masses[i, 0]
+            out_keys[m], out_masses[m] = keys[i], masses[i, 0]
             m += 1
     return out_keys, out_masses
 
 
-@njit(cache=True)
-def _append(keys, masses, m, key, mass):
-    """Append to growing output arrays holding m entries; returns them."""
-    if m == len(keys):
-        keys = np.concatenate((keys, np.empty(len(keys), np.int64)))
-        masses = np.concatenate((masses, np.empty(len(masses))))
-    keys[m] = key
-    masses[m] = mass
-    return keys, masses
-
-
-# --- one round ------------------------------------------------------------------------------
+# --- the rules of one round, on tuples --------------------------------------------------
 
 @njit(cache=True, inline="always")
 def _models(sd, left, s):
@@ -239,131 +230,130 @@ def _part_attacks(sd, n, frenzied, s, part, contact):
 
 
 @njit(cache=True, inline="always")
-def _step_attacks(sd, striker_side, striker_part, n, frenzied, k, s):
-    """All attacks side s strikes at step k with n models standing."""
+def _strike(sd, n, frenzied, afraid, r, k, s):
+    """What decides side s's unsaved wounds at step k (R2-4 ... R2-9): the round, the
+    Fear and Frenzy the dice depend on, and each part's attacks (fighting, supporting,
+    mounts) from the models standing."""
     contact = _in_contact(sd, n, s)
-    total = 0
-    for j in range(striker_side.shape[1]):
-        if striker_side[k, j] < 0:
+    fighting, supporting, mounts = 0, 0, 0
+    for j in range(STRIKERS):
+        code = sd.strikers[k * STRIKERS + j]
+        if code < 0:
             break
-        if striker_side[k, j] == s:
-            total += _part_attacks(sd, n, frenzied, s, striker_part[k, j], contact)
+        if code == 3 * s + FIGHTING:
+            fighting = _part_attacks(sd, n, frenzied, s, FIGHTING, contact)
+        elif code == 3 * s + SUPPORTING:
+            supporting = _part_attacks(sd, n, frenzied, s, SUPPORTING, contact)
+        elif code == 3 * s + MOUNT:
+            mounts = _part_attacks(sd, n, frenzied, s, MOUNT, contact)
+    return (r, afraid[s], afraid[1 - s], frenzied[1 - s], fighting, supporting, mounts)
+
+
+@njit(cache=True, inline="always")
+def _most_wounds(sd, n, frenzied, s):
+    """All attacks side s strikes in a round if nobody fell: the most wounds it can cause,
+    since casualties and the loss of Frenzy only ever take attacks away (R2-3 ... R2-7)."""
+    total = 0
+    for k in range(sd.steps):
+        strike = _strike(sd, n, frenzied, (0, 0), FIRST, k, s)
+        total += strike[4] + strike[5] + strike[6]
     return total
 
 
 @njit(cache=True, inline="always")
-def _round_attacks(sd, striker_side, striker_part, n, frenzied, s):
-    """All attacks side s strikes in a round if nobody fell: the most wounds it can cause,
-    since casualties only ever take attacks away (R2-3 ... R2-6)."""
-    total = 0
-    for k in range(striker_side.shape[0]):
-        total += _step_attacks(sd, striker_side, striker_part, n, frenzied, k, s)
-    return total
+def _settle(sd, n, caused, frenzied, r):
+    """How a round that left n models standing ends (R2-11 ... R2-13), as fractions of it:
+    (Frenzy after it, P(the fight goes on), winner, P(caught) or P(destroyed), P(fled))."""
+    if n[0] == 0 or n[1] == 0:
+        winner = NONE if n[0] == n[1] else (ATTACKER if n[1] == 0 else DEFENDER)
+        return frenzied, 0.0, winner, 1.0, 0.0
+    diff = _score(sd, n, 0, caused, r) - _score(sd, n, 1, caused, r)
+    if diff == 0 and sd.musician[0] == sd.musician[1]:  # R2-11: a draw
+        return frenzied, 1.0, NONE, 0.0, 0.0
+    if diff == 0:  # a lone musician wins a drawn combat by 1
+        diff = 1 if sd.musician[0] else -1
+    loser = 1 if diff > 0 else 0
+    won = 1 - loser
+    after = (frenzied[0] * (loser != 0), frenzied[1] * (loser != 1))  # R2-7: Frenzy lost
+    if sd.unbreakable[loser]:
+        return after, 1.0, NONE, 0.0, 0.0
+    steadfast = sd.stubborn[loser] > 0 or _ranks(sd, n, loser) > _ranks(sd, n, won)
+    target = sd.leadership[loser] - (0 if steadfast else abs(diff))
+    hold = sd.holds[min(target, 12)] if target >= 2 else 1.0 / 36.0  # Insane Courage
+    if sd.reroll_break[loser]:  # battle standard: re-roll a failed test
+        hold = 1.0 - (1.0 - hold) * (1.0 - hold)
+    # R2-13: pursue (Frenzy must; restraining needs a Ld test), flee, Caught!
+    caught = sd.catch[loser] * (1.0 if after[won] > 0 or sd.pursue else sd.fails_ld[won])
+    winner = ATTACKER if won == 0 else DEFENDER
+    return after, hold, winner, (1.0 - hold) * caught, (1.0 - hold) * (1.0 - caught)
 
+
+# --- the walk ---------------------------------------------------------------------------
 
 @njit(cache=True)
-def _losses(sd, striker_side, striker_part, p_unsaved, cdf, cdf_offset, cdf_top, n, frenzied,
-            afraid, r, k, s, last, pmf, tail, scratch, conv):
-    """P(side s's parts striking at step k cause u unsaved wounds) into ``pmf[s]`` and
-    P(at least u) into ``tail[s]``, u = 0 .. (returned top): each part's Binomial from the
-    kernel's table, convolved (R2-8, R2-9). ``last[s]`` remembers the attacks and dice the
-    buffers hold, so equal strikes are not convolved again."""
-    t = 1 - s
-    contact = _in_contact(sd, n, s)
-    fighting, supporting, mounts = 0, 0, 0
-    for j in range(striker_side.shape[1]):
-        if striker_side[k, j] < 0:
-            break
-        if striker_side[k, j] == s:
-            part = striker_part[k, j]
-            a = _part_attacks(sd, n, frenzied, s, part, contact)
-            if part == FIGHTING:
-                fighting = a
-            elif part == SUPPORTING:
-                supporting = a
-            else:
-                mounts = a
-    dice = (r, afraid[s], afraid[t], frenzied[t], fighting, supporting, mounts)
-    same = True
-    for i in range(7):
-        same = same and last[s, 1 + i] == dice[i]
-    if same:
-        return last[s, 0]
+def _convolve(strike, s, p_unsaved, cdf, cdf_offset, cdf_top, pmf, tail, scratch):
+    """P(the strike causes u unsaved wounds) into ``pmf[s]`` and P(at least u) into
+    ``tail[s]``, u = 0 .. (returned top): each part's Binomial from the kernel's table,
+    convolved (R2-8, R2-9)."""
+    r, afraid, enemy_afraid, enemy_frenzied = strike[0], strike[1], strike[2], strike[3]
     pmf[s, 0] = 1.0
     top = 0
     for part in range(3):
-        a = dice[4 + part]
+        a = strike[4 + part]
         if a == 0:
             continue
-        if a <= cdf_top[r, afraid[s], afraid[t], frenzied[t], s, part]:
-            row = cdf_offset[r, afraid[s], afraid[t], frenzied[t], s, part] + ((a * (a + 1)) >> 1)
+        i = (r, afraid, enemy_afraid, enemy_frenzied, s, part)
+        if a <= cdf_top[i]:
+            row = cdf_offset[i] + ((a * (a + 1)) >> 1)
             scratch[0] = cdf[row]
             for u in range(1, a + 1):
                 scratch[u] = cdf[row + u] - cdf[row + u - 1]
         else:  # the kernel draws past its table one uniform per attack: the same Binomial
-            binomial = binomial_pmf(a, p_unsaved[r, afraid[s], afraid[t], frenzied[t], s, part])
-            for u in range(a + 1):
-                scratch[u] = binomial[u]
-        for x in range(top + a + 1):
-            conv[x] = 0.0
-        for x in range(top + 1):
-            if pmf[s, x] != 0.0:
-                for u in range(a + 1):
-                    conv[x + u] += pmf[s, x] * scratch[u]
+            scratch[:a + 1] = binomial_pmf(a, p_unsaved[i])
+        for x in range(top + 1, top + a + 1):
+            pmf[s, x] = 0.0
+        for x in range(top, -1, -1):  # in place, from the top down
+            px = pmf[s, x]
+            pmf[s, x] = px * scratch[0]
+            for u in range(1, a + 1):
+                pmf[s, x + u] += px * scratch[u]
         top += a
-        for x in range(top + 1):
-            pmf[s, x] = conv[x]
     tail[s, top] = pmf[s, top]
     for u in range(top - 1, -1, -1):
         tail[s, u] = tail[s, u + 1] + pmf[s, u]
-    last[s, 0] = top
-    for i in range(7):
-        last[s, 1 + i] = dice[i]
     return top
 
 
-@njit(cache=True, inline="always")
-def _clear(window, last0, last1):
-    for d0 in range(last0 + 1):
-        for d1 in range(last1 + 1):
-            window[d0, d1] = 0.0
-
-
-@njit(cache=True, inline="always")
-def _hold(cum_two, target):
-    """P(break test held): 2D6 <= target, or a double 1 (Insane Courage, R2-12)."""
-    if target < 2:
-        return 1.0 / 36.0
-    return cum_two[min(target, 12)]
-
-
 @njit(cache=True)
-def _strikes(sd, striker_side, striker_part, p_unsaved, cdf, cdf_offset, cdf_top, fails_ld, r,
-             frenzied, most0, most1, lost, cur, nxt, models, last, pmf, tail, scratch, conv):
+def _strikes(sd, p_unsaved, cdf, cdf_offset, cdf_top, r, frenzied, most0, most1, models, lost,
+             cur, nxt, pmf, tail, scratch):
     """P(side 0 loses d0 wounds and side 1 d1 this round) into ``lost``, d <= most: each
     Fear outcome (R2-7), then the strike steps in order (R2-6), each from the models standing
-    at its start; the fight stops when a side is wiped out."""
-    _clear(lost, most0, most1)
+    at its start (``models[s, d]``); the fight stops when a side is wiped out. The kernel
+    clips each side's wounds at those its enemy has left: ``tail`` at the window's edge."""
+    lost[:most0 + 1, :most1 + 1] = 0.0
+    start = (models[0, 0], models[1, 0])
+    held0 = held1 = (-1, -1, -1, -1, -1, -1, -1)  # the strikes pmf[0], pmf[1] hold
+    top0, top1 = 0, 0
     for branch in range(4):
         afraid = (branch >> 1, branch & 1)
         p = 1.0
         for s in range(2):  # R2-7: Fear tested at the start of the round
-            fear = fails_ld[s] if sd.tests_fear[s] > 0 and frenzied[s] == 0 else 0.0
+            fear = sd.fails_ld[s] if sd.tests_fear[s] > 0 and frenzied[s] == 0 else 0.0
             p *= fear if afraid[s] else 1.0 - fear
         if p == 0.0:
             continue
         cur[0, 0] = p
         ext0, ext1 = 0, 0  # the wounds lost so far are at most these
-        for k in range(striker_side.shape[0]):
-            final = k == striker_side.shape[0] - 1
+        for k in range(sd.steps):
+            final = k == sd.steps - 1
             out = lost if final else nxt
-            start = (models[0, 0], models[1, 0])
-            new0 = min(most0, ext0 + _step_attacks(sd, striker_side, striker_part, start,
-                                                    frenzied, k, 1))
-            new1 = min(most1, ext1 + _step_attacks(sd, striker_side, striker_part, start,
-                                                    frenzied, k, 0))
+            by0 = _strike(sd, start, frenzied, afraid, r, k, 0)
+            by1 = _strike(sd, start, frenzied, afraid, r, k, 1)
+            new0 = min(most0, ext0 + by1[4] + by1[5] + by1[6])
+            new1 = min(most1, ext1 + by0[4] + by0[5] + by0[6])
             if not final:
-                _clear(nxt, new0, new1)
+                out[:new0 + 1, :new1 + 1] = 0.0
             for d0 in range(ext0 + 1):
                 for d1 in range(ext1 + 1):
                     q = cur[d0, d1]
@@ -374,14 +364,16 @@ def _strikes(sd, striker_side, striker_part, p_unsaved, cdf, cdf_offset, cdf_top
                     if n[0] == 0 or n[1] == 0:  # the fight stops at once
                         out[d0, d1] += q
                         continue
-                    top0 = _losses(sd, striker_side, striker_part, p_unsaved, cdf, cdf_offset,
-                                   cdf_top, n, frenzied, afraid, r, k, 0, last, pmf, tail,
-                                   scratch, conv)
-                    top1 = _losses(sd, striker_side, striker_part, p_unsaved, cdf, cdf_offset,
-                                   cdf_top, n, frenzied, afraid, r, k, 1, last, pmf, tail,
-                                   scratch, conv)
-                    # the kernel clips the wounds at those the enemy has left; the window
-                    # ends there or where the round can take no more
+                    strike = _strike(sd, n, frenzied, afraid, r, k, 0)
+                    if strike != held0:
+                        top0 = _convolve(strike, 0, p_unsaved, cdf, cdf_offset, cdf_top, pmf,
+                                         tail, scratch)
+                        held0 = strike
+                    strike = _strike(sd, n, frenzied, afraid, r, k, 1)
+                    if strike != held1:
+                        top1 = _convolve(strike, 1, p_unsaved, cdf, cdf_offset, cdf_top, pmf,
+                                         tail, scratch)
+                        held1 = strike
                     fold0, fold1 = min(top1, most0 - d0), min(top0, most1 - d1)
                     for u0 in range(fold0 + 1):
                         q0 = q * (pmf[1, u0] if u0 < fold0 else tail[1, u0])
@@ -395,8 +387,7 @@ def _strikes(sd, striker_side, striker_part, p_unsaved, cdf, cdf_offset, cdf_top
 
 
 @njit(cache=True)
-def _walk(sd, striker_side, striker_part, p_unsaved, cdf, cdf_offset, cdf_top, fails_ld,
-          catch, cum_two, max_states):
+def _walk(sd, p_unsaved, cdf, cdf_offset, cdf_top, max_states):
     """The whole walk: end keys and masses, and the live states after each round (index 0:
     the charge). Stops early once a round holds more than ``max_states``."""
     radix0, radix1 = sd.count[0] * sd.wounds[0] + 1, sd.count[1] * sd.wounds[1] + 1
@@ -405,9 +396,8 @@ def _walk(sd, striker_side, striker_part, p_unsaved, cdf, cdf_offset, cdf_top, f
     out_keys, out_masses, m = np.empty(1024, np.int64), np.empty(1024), 0
     front_keys = np.full(1, _state_key(radix0 - 1, radix1 - 1, sd.frenzy, radix1))
     front_masses = np.ones(1)
-    # the largest round: casualties and the loss of Frenzy only take attacks away
-    reach0 = _round_attacks(sd, striker_side, striker_part, sd.count, sd.frenzy, 0)
-    reach1 = _round_attacks(sd, striker_side, striker_part, sd.count, sd.frenzy, 1)
+    reach0 = _most_wounds(sd, sd.count, sd.frenzy, 0)  # the largest round is the first
+    reach1 = _most_wounds(sd, sd.count, sd.frenzy, 1)
     size0, size1 = min(reach1, radix0 - 1) + 1, min(reach0, radix1 - 1) + 1
     if size0 * size1 > max_states:  # one round from the charge holds that many fights
         live[1] = size0 * size1
@@ -415,101 +405,95 @@ def _walk(sd, striker_side, striker_part, p_unsaved, cdf, cdf_offset, cdf_top, f
     lost, cur, nxt = np.zeros((size0, size1)), np.zeros((size0, size1)), np.zeros((size0, size1))
     models = np.zeros((2, max(size0, size1)), np.int64)
     reach = max(reach0, reach1) + 1
-    pmf, tail, last = np.zeros((2, reach)), np.zeros((2, reach)), np.full((2, 8), -1, np.int64)
-    scratch, conv = np.zeros(reach), np.zeros(reach)
+    pmf, tail, scratch = np.zeros((2, reach)), np.zeros((2, reach)), np.zeros(reach)
     rounds = 0
     while len(front_keys) > 0 and rounds < sd.max_rounds:
         rounds += 1
         r = FIRST if rounds == 1 else LATER
-        next_k, next_m, next_used = _table(1024, 1)
+        next_keys, next_masses = _table(1024, 1)
         # the fights that end this round, by (winner, wounds left): destroyed or mutual
-        # destruction in column 0 when a side has no model left, else caught, fled
-        ends_k, ends_m, ends_used = _table(1024, 2)
+        # destruction when a side has no model left, else caught and fled
+        end_keys, end_masses = _table(1024, 2)
+        next_used, ends_used = 0, 0
         for i in range(len(front_keys)):
             key, mass = front_keys[i], front_masses[i]
             frenzied = ((key >> 1) & 1, key & 1)
             left0, left1 = (key >> 2) // radix1, (key >> 2) % radix1
             start = (_models(sd, left0, 0), _models(sd, left1, 1))
-            most0 = min(_round_attacks(sd, striker_side, striker_part, start, frenzied, 1), left0)
-            most1 = min(_round_attacks(sd, striker_side, striker_part, start, frenzied, 0), left1)
+            most0 = min(_most_wounds(sd, start, frenzied, 1), left0)
+            most1 = min(_most_wounds(sd, start, frenzied, 0), left1)
             for d in range(most0 + 1):
                 models[0, d] = _models(sd, left0 - d, 0)
             for d in range(most1 + 1):
                 models[1, d] = _models(sd, left1 - d, 1)
-            _strikes(sd, striker_side, striker_part, p_unsaved, cdf, cdf_offset, cdf_top,
-                     fails_ld, r, frenzied, most0, most1, lost, cur, nxt, models, last, pmf,
-                     tail, scratch, conv)
-            cells = (most0 + 1) * (most1 + 1)  # each ends or goes on
-            next_k, next_m = _room(next_k, next_m, next_used, cells)
-            ends_k, ends_m = _room(ends_k, ends_m, ends_used, cells)
+            _strikes(sd, p_unsaved, cdf, cdf_offset, cdf_top, r, frenzied, most0, most1, models,
+                     lost, cur, nxt, pmf, tail, scratch)
+            cells = (most0 + 1) * (most1 + 1)  # each ends, or goes on, or both
+            next_keys, next_masses = _room(next_keys, next_masses, next_used, cells)
+            end_keys, end_masses = _room(end_keys, end_masses, ends_used, cells)
+            next_mask, end_mask = len(next_keys) - 1, len(end_keys) - 1
             for d0 in range(most0 + 1):
                 for d1 in range(most1 + 1):
                     q = lost[d0, d1] * mass
                     if q == 0.0:
                         continue
                     after0, after1 = left0 - d0, left1 - d1
-                    n = (models[0, d0], models[1, d1])
-                    if n[0] == 0 or n[1] == 0:
-                        winner = NONE if n[0] == n[1] else (ATTACKER if n[1] == 0 else DEFENDER)
-                        _put(ends_k, ends_m, ends_used, (winner * radix0 + after0) * radix1
-                             + after1, 0, q)
-                        continue
-                    caused = (d1, d0)
-                    diff = _score(sd, n, 0, caused, r) - _score(sd, n, 1, caused, r)
-                    if diff == 0 and sd.musician[0] == sd.musician[1]:  # R2-11: a draw
-                        _put(next_k, next_m, next_used,
-                             _state_key(after0, after1, frenzied, radix1), 0, q)
-                        continue
-                    if diff == 0:  # a lone musician wins a drawn combat by 1
-                        diff = 1 if sd.musician[0] else -1
-                    loser = 1 if diff > 0 else 0
-                    won = 1 - loser
-                    # R2-7: a defeated unit loses Frenzy
-                    after = (frenzied[0] * (loser != 0), frenzied[1] * (loser != 1))
-                    stays = _state_key(after0, after1, after, radix1)
-                    if sd.unbreakable[loser]:
-                        _put(next_k, next_m, next_used, stays, 0, q)
-                        continue
-                    steadfast = sd.stubborn[loser] > 0 or _ranks(sd, n, loser) > _ranks(sd, n, won)
-                    hold = _hold(cum_two, sd.leadership[loser] - (0 if steadfast else abs(diff)))
-                    if sd.reroll_break[loser]:  # battle standard: re-roll a failed test
-                        hold = 1.0 - (1.0 - hold) * (1.0 - hold)
-                    _put(next_k, next_m, next_used, stays, 0, q * hold)
-                    # R2-13: pursue (Frenzy must; restraining needs a Ld test), flee, Caught!
-                    caught = catch[loser] * (1.0 if after[won] > 0 or sd.pursue else fails_ld[won])
-                    broke = q * (1.0 - hold)
-                    winner = ATTACKER if won == 0 else DEFENDER
-                    here = (winner * radix0 + after0) * radix1 + after1
-                    _put(ends_k, ends_m, ends_used, here, 0, broke * caught)
-                    _put(ends_k, ends_m, ends_used, here, 1, broke * (1.0 - caught))
-            if next_used[0] > max_states:
-                live[rounds] = next_used[0]
+                    after, going, winner, ended0, ended1 = _settle(
+                        sd, (models[0, d0], models[1, d1]), (d1, d0), frenzied, r)
+                    if going > 0.0:
+                        key = _state_key(after0, after1, after, radix1)
+                        h = _hash(key, next_mask)
+                        while next_keys[h] != key and next_keys[h] >= 0:
+                            h = (h + 1) & next_mask
+                        if next_keys[h] < 0:
+                            next_keys[h] = key
+                            next_used += 1
+                        next_masses[h, 0] += q * going
+                    if going < 1.0:
+                        key = (winner * radix0 + after0) * radix1 + after1
+                        h = _hash(key, end_mask)
+                        while end_keys[h] != key and end_keys[h] >= 0:
+                            h = (h + 1) & end_mask
+                        if end_keys[h] < 0:
+                            end_keys[h] = key
+                            ends_used += 1
+                        end_masses[h, 0] += q * ended0
+                        end_masses[h, 1] += q * ended1
+            if next_used > max_states:
+                live[rounds] = next_used
                 return out_keys[:0], out_masses[:0], live[:rounds + 1]
-        for h in range(len(ends_k)):
-            if ends_k[h] < 0:
+        if m + 2 * ends_used > len(out_keys):
+            out_keys = np.concatenate((out_keys, np.empty(m + 2 * ends_used, np.int64)))
+            out_masses = np.concatenate((out_masses, np.empty(m + 2 * ends_used)))
+        for h in range(len(end_keys)):
+            if end_keys[h] < 0:
                 continue
-            after1, rest = ends_k[h] % radix1, ends_k[h] // radix1
+            after1, rest = end_keys[h] % radix1, end_keys[h] // radix1
             after0, winner = rest % radix0, rest // radix0
             wiped = _models(sd, after0, 0) == 0 or _models(sd, after1, 1) == 0
             for column in range(2):
-                if ends_m[h, column] == 0.0:
-                    continue
-                end = (MUTUAL if winner == NONE else DESTROYED) if wiped else (
-                    CAUGHT if column == 0 else FLED)
-                out_keys, out_masses = _append(out_keys, out_masses, m, _end_key(
-                    sd, winner, end, rounds, after0, after1), ends_m[h, column])
-                m += 1
-        front_keys, front_masses = _entries(next_k, next_m, next_used)
+                if end_masses[h, column] != 0.0:
+                    end = (MUTUAL if winner == NONE else DESTROYED) if wiped else (
+                        CAUGHT if column == 0 else FLED)
+                    out_keys[m] = _end_key(sd, winner, end, rounds, after0, after1)
+                    out_masses[m] = end_masses[h, column]
+                    m += 1
+        front_keys, front_masses = _entries(next_keys, next_masses, next_used)
         live[rounds] = len(front_keys)
     # still fighting after max_rounds: one row whatever Frenzy is left
-    ends_k, ends_m, ends_used = _table(1024, 1)
-    ends_k, ends_m = _room(ends_k, ends_m, ends_used, len(front_keys))
+    end_keys, end_masses = _table(1024, 1)
+    end_keys, end_masses = _room(end_keys, end_masses, 0, len(front_keys))
+    used, mask = 0, len(end_keys) - 1
     for i in range(len(front_keys)):
-        key = front_keys[i] >> 2
-        _put(ends_k, ends_m, ends_used, _end_key(sd, NONE, UNRESOLVED, rounds, key // radix1,
-                                                 key % radix1), 0, front_masses[i])
-    keys, masses = _entries(ends_k, ends_m, ends_used)
-    for i in range(len(keys)):
-        out_keys, out_masses = _append(out_keys, out_masses, m, keys[i], masses[i])
-        m += 1
-    return out_keys[:m], out_masses[:m], live[:rounds + 1]
+        key = _end_key(sd, NONE, UNRESOLVED, rounds, (front_keys[i] >> 2) // radix1,
+                       (front_keys[i] >> 2) % radix1)
+        h = _hash(key, mask)
+        while end_keys[h] != key and end_keys[h] >= 0:
+            h = (h + 1) & mask
+        if end_keys[h] < 0:
+            end_keys[h] = key
+            used += 1
+        end_masses[h, 0] += front_masses[i]
+    keys, masses = _entries(end_keys, end_masses, used)
+    return (np.concatenate((out_keys[:m], keys)), np.concatenate((out_masses[:m], masses)),
+            live[:rounds + 1])
