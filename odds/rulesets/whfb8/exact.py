@@ -38,6 +38,8 @@ SWIFT = drop_lowest(3)  # Swiftstride: 3D6, the lowest dropped (R2-13)
 N_ENDS = 6
 
 
+STANDING_OFFSET = 1 << 20  # _standing packs a combat result difference this far from 0
+CACHED_STANDINGS = 1 << 22  # _standing kept for every (round type, models standing) up to this
 STRIKERS = 6  # striking parts at one step at most: 2 sides x 3 parts (the plan's K x 6)
 
 
@@ -107,8 +109,7 @@ def solve(plan, max_states: int):
                               plan.cdf_top, max_states)
     for r, states in enumerate(live):
         check_states(int(states), max_states, r)
-    order = np.argsort(keys)
-    return _rows(plan, keys[order]), probs[order], int(live.max())
+    return _rows(plan, keys), probs, int(live.max())
 
 
 def _p_catch(pursuit: np.ndarray, flee: np.ndarray) -> float:
@@ -261,13 +262,24 @@ def _most_wounds(sd, n, frenzied, s):
 
 
 @njit(cache=True, inline="always")
-def _settle(sd, n, caused, frenzied, r):
+def _standing(sd, n, r):
+    """What a round's result takes from the models left standing (R2-11, R2-12), packed:
+    side 0's combat result less side 1's before the wounds caused (the kernel's _score adds
+    those), and whether side 0, side 1 would be Steadfast if it lost."""
+    base = _score(sd, n, 0, (0, 0), r) - _score(sd, n, 1, (0, 0), r)
+    steadfast0 = sd.stubborn[0] > 0 or _ranks(sd, n, 0) > _ranks(sd, n, 1)
+    steadfast1 = sd.stubborn[1] > 0 or _ranks(sd, n, 1) > _ranks(sd, n, 0)
+    return (base + STANDING_OFFSET) * 4 + steadfast0 * 2 + steadfast1
+
+
+@njit(cache=True, inline="always")
+def _settle(sd, n, caused, frenzied, standing):
     """How a round that left n models standing ends (R2-11 ... R2-13), as fractions of it:
     (Frenzy after it, P(the fight goes on), winner, P(caught) or P(destroyed), P(fled))."""
     if n[0] == 0 or n[1] == 0:
         winner = NONE if n[0] == n[1] else (ATTACKER if n[1] == 0 else DEFENDER)
         return frenzied, 0.0, winner, 1.0, 0.0
-    diff = _score(sd, n, 0, caused, r) - _score(sd, n, 1, caused, r)
+    diff = caused[0] - caused[1] + (standing >> 2) - STANDING_OFFSET
     if diff == 0 and sd.musician[0] == sd.musician[1]:  # R2-11: a draw
         return frenzied, 1.0, NONE, 0.0, 0.0
     if diff == 0:  # a lone musician wins a drawn combat by 1
@@ -277,7 +289,7 @@ def _settle(sd, n, caused, frenzied, r):
     after = (frenzied[0] * (loser != 0), frenzied[1] * (loser != 1))  # R2-7: Frenzy lost
     if sd.unbreakable[loser]:
         return after, 1.0, NONE, 0.0, 0.0
-    steadfast = sd.stubborn[loser] > 0 or _ranks(sd, n, loser) > _ranks(sd, n, won)
+    steadfast = (standing >> (1 - loser)) & 1
     target = sd.leadership[loser] - (0 if steadfast else abs(diff))
     hold = sd.holds[min(target, 12)] if target >= 2 else 1.0 / 36.0  # Insane Courage
     if sd.reroll_break[loser]:  # battle standard: re-roll a failed test
@@ -291,12 +303,12 @@ def _settle(sd, n, caused, frenzied, r):
 # --- the walk ---------------------------------------------------------------------------
 
 @njit(cache=True)
-def _convolve(strike, s, p_unsaved, cdf, cdf_offset, cdf_top, pmf, tail, scratch):
-    """P(the strike causes u unsaved wounds) into ``pmf[s]`` and P(at least u) into
-    ``tail[s]``, u = 0 .. (returned top): each part's Binomial from the kernel's table,
+def _convolve(strike, s, row, p_unsaved, cdf, cdf_offset, cdf_top, pmf, tail, scratch):
+    """P(side s's strike causes u unsaved wounds) into ``pmf[row]`` and P(at least u) into
+    ``tail[row]``, u = 0 .. (returned top): each part's Binomial from the kernel's table,
     convolved (R2-8, R2-9)."""
     r, afraid, enemy_afraid, enemy_frenzied = strike[0], strike[1], strike[2], strike[3]
-    pmf[s, 0] = 1.0
+    pmf[row, 0] = 1.0
     top = 0
     for part in range(3):
         a = strike[4 + part]
@@ -304,37 +316,38 @@ def _convolve(strike, s, p_unsaved, cdf, cdf_offset, cdf_top, pmf, tail, scratch
             continue
         i = (r, afraid, enemy_afraid, enemy_frenzied, s, part)
         if a <= cdf_top[i]:
-            row = cdf_offset[i] + ((a * (a + 1)) >> 1)
-            scratch[0] = cdf[row]
+            at = cdf_offset[i] + ((a * (a + 1)) >> 1)
+            scratch[0] = cdf[at]
             for u in range(1, a + 1):
-                scratch[u] = cdf[row + u] - cdf[row + u - 1]
+                scratch[u] = cdf[at + u] - cdf[at + u - 1]
         else:  # the kernel draws past its table one uniform per attack: the same Binomial
             scratch[:a + 1] = binomial_pmf(a, p_unsaved[i])
         for x in range(top + 1, top + a + 1):
-            pmf[s, x] = 0.0
+            pmf[row, x] = 0.0
         for x in range(top, -1, -1):  # in place, from the top down
-            px = pmf[s, x]
-            pmf[s, x] = px * scratch[0]
+            px = pmf[row, x]
+            pmf[row, x] = px * scratch[0]
             for u in range(1, a + 1):
-                pmf[s, x + u] += px * scratch[u]
+                pmf[row, x + u] += px * scratch[u]
         top += a
-    tail[s, top] = pmf[s, top]
+    tail[row, top] = pmf[row, top]
     for u in range(top - 1, -1, -1):
-        tail[s, u] = tail[s, u + 1] + pmf[s, u]
+        tail[row, u] = tail[row, u + 1] + pmf[row, u]
     return top
 
 
 @njit(cache=True)
 def _strikes(sd, p_unsaved, cdf, cdf_offset, cdf_top, r, frenzied, most0, most1, models, lost,
-             cur, nxt, pmf, tail, scratch):
+             cur, nxt, pmf, tail, scratch, held):
     """P(side 0 loses d0 wounds and side 1 d1 this round) into ``lost``, d <= most: each
     Fear outcome (R2-7), then the strike steps in order (R2-6), each from the models standing
     at its start (``models[s, d]``); the fight stops when a side is wiped out. The kernel
-    clips each side's wounds at those its enemy has left: ``tail`` at the window's edge."""
+    clips each side's wounds at those its enemy has left: ``tail`` at the window's edge.
+    Row 2k + s of ``pmf`` and ``tail`` holds side s's strike at step k, ``held`` (from call to
+    call) which strike (:func:`_strike`) and its top; the last row is no strike at all."""
     lost[:most0 + 1, :most1 + 1] = 0.0
     start = (models[0, 0], models[1, 0])
-    held0 = held1 = (-1, -1, -1, -1, -1, -1, -1)  # the strikes pmf[0], pmf[1] hold
-    top0, top1 = 0, 0
+    idle = 2 * sd.steps
     for branch in range(4):
         afraid = (branch >> 1, branch & 1)
         p = 1.0
@@ -352,6 +365,8 @@ def _strikes(sd, p_unsaved, cdf, cdf_offset, cdf_top, r, frenzied, most0, most1,
             by1 = _strike(sd, start, frenzied, afraid, r, k, 1)
             new0 = min(most0, ext0 + by1[4] + by1[5] + by1[6])
             new1 = min(most1, ext1 + by0[4] + by0[5] + by0[6])
+            row0 = 2 * k if new1 > ext1 else idle  # a side with no attack at the step's
+            row1 = 2 * k + 1 if new0 > ext0 else idle  # start has none at any of its cells
             if not final:
                 out[:new0 + 1, :new1 + 1] = 0.0
             for d0 in range(ext0 + 1):
@@ -364,24 +379,26 @@ def _strikes(sd, p_unsaved, cdf, cdf_offset, cdf_top, r, frenzied, most0, most1,
                     if n[0] == 0 or n[1] == 0:  # the fight stops at once
                         out[d0, d1] += q
                         continue
-                    strike = _strike(sd, n, frenzied, afraid, r, k, 0)
-                    if strike != held0:
-                        top0 = _convolve(strike, 0, p_unsaved, cdf, cdf_offset, cdf_top, pmf,
-                                         tail, scratch)
-                        held0 = strike
-                    strike = _strike(sd, n, frenzied, afraid, r, k, 1)
-                    if strike != held1:
-                        top1 = _convolve(strike, 1, p_unsaved, cdf, cdf_offset, cdf_top, pmf,
-                                         tail, scratch)
-                        held1 = strike
-                    fold0, fold1 = min(top1, most0 - d0), min(top0, most1 - d1)
+                    for row in (row0, row1):
+                        if row == idle:
+                            continue
+                        strike = _strike(sd, n, frenzied, afraid, r, k, row & 1)
+                        same = True
+                        for i in range(7):
+                            same = same and held[row, i] == strike[i]
+                        if not same:
+                            held[row, 7] = _convolve(strike, row & 1, row, p_unsaved, cdf,
+                                                     cdf_offset, cdf_top, pmf, tail, scratch)
+                            for i in range(7):
+                                held[row, i] = strike[i]
+                    fold0, fold1 = min(held[row1, 7], most0 - d0), min(held[row0, 7], most1 - d1)
                     for u0 in range(fold0 + 1):
-                        q0 = q * (pmf[1, u0] if u0 < fold0 else tail[1, u0])
+                        q0 = q * (pmf[row1, u0] if u0 < fold0 else tail[row1, u0])
                         if q0 == 0.0:
                             continue
                         for u1 in range(fold1):
-                            out[d0 + u0, d1 + u1] += q0 * pmf[0, u1]
-                        out[d0 + u0, d1 + fold1] += q0 * tail[0, fold1]
+                            out[d0 + u0, d1 + u1] += q0 * pmf[row0, u1]
+                        out[d0 + u0, d1 + fold1] += q0 * tail[row0, fold1]
             ext0, ext1 = new0, new1
             cur, nxt = nxt, cur
 
@@ -405,7 +422,13 @@ def _walk(sd, p_unsaved, cdf, cdf_offset, cdf_top, max_states):
     lost, cur, nxt = np.zeros((size0, size1)), np.zeros((size0, size1)), np.zeros((size0, size1))
     models = np.zeros((2, max(size0, size1)), np.int64)
     reach = max(reach0, reach1) + 1
-    pmf, tail, scratch = np.zeros((2, reach)), np.zeros((2, reach)), np.zeros(reach)
+    rows = 2 * sd.steps + 1
+    pmf, tail, scratch = np.zeros((rows, reach)), np.zeros((rows, reach)), np.zeros(reach)
+    pmf[rows - 1, 0], tail[rows - 1, 0] = 1.0, 1.0
+    held = np.full((rows, 8), -1, np.int64)
+    held[rows - 1, 7] = 0
+    cached = 2 * (sd.count[0] + 1) * (sd.count[1] + 1) <= CACHED_STANDINGS
+    standings = np.full((2, sd.count[0] + 1, sd.count[1] + 1) if cached else (1, 1, 1), -1)
     rounds = 0
     while len(front_keys) > 0 and rounds < sd.max_rounds:
         rounds += 1
@@ -427,7 +450,7 @@ def _walk(sd, p_unsaved, cdf, cdf_offset, cdf_top, max_states):
             for d in range(most1 + 1):
                 models[1, d] = _models(sd, left1 - d, 1)
             _strikes(sd, p_unsaved, cdf, cdf_offset, cdf_top, r, frenzied, most0, most1, models,
-                     lost, cur, nxt, pmf, tail, scratch)
+                     lost, cur, nxt, pmf, tail, scratch, held)
             cells = (most0 + 1) * (most1 + 1)  # each ends, or goes on, or both
             next_keys, next_masses = _room(next_keys, next_masses, next_used, cells)
             end_keys, end_masses = _room(end_keys, end_masses, ends_used, cells)
@@ -438,8 +461,16 @@ def _walk(sd, p_unsaved, cdf, cdf_offset, cdf_top, max_states):
                     if q == 0.0:
                         continue
                     after0, after1 = left0 - d0, left1 - d1
-                    after, going, winner, ended0, ended1 = _settle(
-                        sd, (models[0, d0], models[1, d1]), (d1, d0), frenzied, r)
+                    n = (models[0, d0], models[1, d1])
+                    if not cached:
+                        standing = _standing(sd, n, r)
+                    else:
+                        standing = standings[r, n[0], n[1]]
+                        if standing < 0:
+                            standing = _standing(sd, n, r)
+                            standings[r, n[0], n[1]] = standing
+                    after, going, winner, ended0, ended1 = _settle(sd, n, (d1, d0), frenzied,
+                                                                   standing)
                     if going > 0.0:
                         key = _state_key(after0, after1, after, radix1)
                         h = _hash(key, next_mask)
