@@ -40,6 +40,8 @@ N_ENDS = 6
 
 STANDING_OFFSET = 1 << 20  # _standing packs a combat result difference this far from 0
 CACHED_STANDINGS = 1 << 22  # _standing kept for every (round type, models standing) up to this
+POOL = 256  # strikes' distributions kept (rows of pmf and tail)
+DENSE_BOX = 1 << 18  # a round's fights indexed by their wounds left when their box is this small
 STRIKERS = 6  # striking parts at one step at most: 2 sides x 3 parts (the plan's K x 6)
 
 
@@ -336,18 +338,29 @@ def _convolve(strike, s, row, p_unsaved, cdf, cdf_offset, cdf_top, pmf, tail, sc
     return top
 
 
+@njit(cache=True, inline="always")
+def _strike_key(strike, s, reach):
+    """A strike (:func:`_strike`) of side s as one number; its attacks are below ``reach``."""
+    key = (strike[4] * reach + strike[5]) * reach + strike[6]
+    for i in range(4):
+        key = key * 2 + strike[i]
+    return key * 2 + s
+
+
 @njit(cache=True)
 def _strikes(sd, p_unsaved, cdf, cdf_offset, cdf_top, r, frenzied, most0, most1, models, lost,
-             cur, nxt, pmf, tail, scratch, held):
+             cur, nxt, pool, tops, pmf, tail, scratch):
     """P(side 0 loses d0 wounds and side 1 d1 this round) into ``lost``, d <= most: each
     Fear outcome (R2-7), then the strike steps in order (R2-6), each from the models standing
     at its start (``models[s, d]``); the fight stops when a side is wiped out. The kernel
     clips each side's wounds at those its enemy has left: ``tail`` at the window's edge.
-    Row 2k + s of ``pmf`` and ``tail`` holds side s's strike at step k, ``held`` (from call to
-    call) which strike (:func:`_strike`) and its top; the last row is no strike at all."""
+    Rows of ``pmf`` and ``tail`` hold strikes from call to call, their tops in ``tops``
+    (the rows in use last): ``pool`` is a hash table from _strike_key to the row, of twice
+    as many slots; the last row of ``pmf`` is no strike at all."""
     lost[:most0 + 1, :most1 + 1] = 0.0
     start = (models[0, 0], models[1, 0])
-    idle = 2 * sd.steps
+    idle = pmf.shape[0] - 1
+    mask = len(pool) - 1
     for branch in range(4):
         afraid = (branch >> 1, branch & 1)
         p = 1.0
@@ -365,8 +378,6 @@ def _strikes(sd, p_unsaved, cdf, cdf_offset, cdf_top, r, frenzied, most0, most1,
             by1 = _strike(sd, start, frenzied, afraid, r, k, 1)
             new0 = min(most0, ext0 + by1[4] + by1[5] + by1[6])
             new1 = min(most1, ext1 + by0[4] + by0[5] + by0[6])
-            row0 = 2 * k if new1 > ext1 else idle  # a side with no attack at the step's
-            row1 = 2 * k + 1 if new0 > ext0 else idle  # start has none at any of its cells
             if not final:
                 out[:new0 + 1, :new1 + 1] = 0.0
             for d0 in range(ext0 + 1):
@@ -379,19 +390,32 @@ def _strikes(sd, p_unsaved, cdf, cdf_offset, cdf_top, r, frenzied, most0, most1,
                     if n[0] == 0 or n[1] == 0:  # the fight stops at once
                         out[d0, d1] += q
                         continue
-                    for row in (row0, row1):
-                        if row == idle:
+                    row0, row1 = idle, idle  # a side with no attack at the step's start
+                    for s in range(2):       # has none at any of its cells
+                        if (new1 if s == 0 else new0) == (ext1 if s == 0 else ext0):
                             continue
-                        strike = _strike(sd, n, frenzied, afraid, r, k, row & 1)
-                        same = True
-                        for i in range(7):
-                            same = same and held[row, i] == strike[i]
-                        if not same:
-                            held[row, 7] = _convolve(strike, row & 1, row, p_unsaved, cdf,
-                                                     cdf_offset, cdf_top, pmf, tail, scratch)
-                            for i in range(7):
-                                held[row, i] = strike[i]
-                    fold0, fold1 = min(held[row1, 7], most0 - d0), min(held[row0, 7], most1 - d1)
+                        strike = _strike(sd, n, frenzied, afraid, r, k, s)
+                        key = _strike_key(strike, s, pmf.shape[1])
+                        h = _hash(key, mask)
+                        while pool[h, 0] >= 0 and pool[h, 0] != key:
+                            h = (h + 1) & mask
+                        if pool[h, 0] < 0:  # a new strike: convolve it into a free row
+                            if tops[-1] == idle:  # every row taken: start again
+                                pool[:, 0] = -1
+                                tops[-1] = 0
+                                h = _hash(key, mask)
+                            row = tops[-1]
+                            tops[-1] += 1
+                            pool[h, 0], pool[h, 1] = key, row
+                            tops[row] = _convolve(strike, s, row, p_unsaved, cdf, cdf_offset,
+                                                  cdf_top, pmf, tail, scratch)
+                        row = pool[h, 1]
+                        if s == 0:
+                            row0 = row
+                        else:
+                            row1 = row
+                    fold0 = min(tops[row1], most0 - d0)
+                    fold1 = min(tops[row0], most1 - d1)
                     for u0 in range(fold0 + 1):
                         q0 = q * (pmf[row1, u0] if u0 < fold0 else tail[row1, u0])
                         if q0 == 0.0:
@@ -422,21 +446,26 @@ def _walk(sd, p_unsaved, cdf, cdf_offset, cdf_top, max_states):
     lost, cur, nxt = np.zeros((size0, size1)), np.zeros((size0, size1)), np.zeros((size0, size1))
     models = np.zeros((2, max(size0, size1)), np.int64)
     reach = max(reach0, reach1) + 1
-    rows = 2 * sd.steps + 1
-    pmf, tail, scratch = np.zeros((rows, reach)), np.zeros((rows, reach)), np.zeros(reach)
-    pmf[rows - 1, 0], tail[rows - 1, 0] = 1.0, 1.0
-    held = np.full((rows, 8), -1, np.int64)
-    held[rows - 1, 7] = 0
+    pmf, tail = np.zeros((POOL + 1, reach)), np.zeros((POOL + 1, reach))
+    pmf[POOL, 0], tail[POOL, 0] = 1.0, 1.0  # no strike
+    pool, tops, scratch = np.full((2 * POOL, 2), -1), np.zeros(POOL + 2, np.int64), np.zeros(reach)
     cached = 2 * (sd.count[0] + 1) * (sd.count[1] + 1) <= CACHED_STANDINGS
     standings = np.full((2, sd.count[0] + 1, sd.count[1] + 1) if cached else (1, 1, 1), -1)
     rounds = 0
     while len(front_keys) > 0 and rounds < sd.max_rounds:
         rounds += 1
         r = FIRST if rounds == 1 else LATER
-        next_keys, next_masses = _table(1024, 1)
-        # the fights that end this round, by (winner, wounds left): destroyed or mutual
-        # destruction when a side has no model left, else caught and fled
-        end_keys, end_masses = _table(1024, 2)
+        # the fights this round leaves, indexed directly by their wounds left when the box
+        # they lie in is small, else hashed: the live ones (wounds left and Frenzy), and
+        # those that end (winner and wounds left): destroyed or mutual destruction when a
+        # side has no model left, else caught and fled
+        low0 = max(0, (front_keys >> 2).min() // radix1 - size0 + 1)
+        low1 = max(0, ((front_keys >> 2) % radix1).min() - size1 + 1)
+        box0 = (front_keys >> 2).max() // radix1 - low0 + 1
+        box1 = ((front_keys >> 2) % radix1).max() - low1 + 1
+        dense = box0 * box1 <= DENSE_BOX
+        next_keys, next_masses = _table(4 * box0 * box1 if dense else 1024, 1)
+        end_keys, end_masses = _table(3 * box0 * box1 if dense else 1024, 2)
         next_used, ends_used = 0, 0
         for i in range(len(front_keys)):
             key, mass = front_keys[i], front_masses[i]
@@ -450,10 +479,11 @@ def _walk(sd, p_unsaved, cdf, cdf_offset, cdf_top, max_states):
             for d in range(most1 + 1):
                 models[1, d] = _models(sd, left1 - d, 1)
             _strikes(sd, p_unsaved, cdf, cdf_offset, cdf_top, r, frenzied, most0, most1, models,
-                     lost, cur, nxt, pmf, tail, scratch, held)
-            cells = (most0 + 1) * (most1 + 1)  # each ends, or goes on, or both
-            next_keys, next_masses = _room(next_keys, next_masses, next_used, cells)
-            end_keys, end_masses = _room(end_keys, end_masses, ends_used, cells)
+                     lost, cur, nxt, pool, tops, pmf, tail, scratch)
+            if not dense:
+                cells = (most0 + 1) * (most1 + 1)  # each ends, or goes on, or both
+                next_keys, next_masses = _room(next_keys, next_masses, next_used, cells)
+                end_keys, end_masses = _room(end_keys, end_masses, ends_used, cells)
             next_mask, end_mask = len(next_keys) - 1, len(end_keys) - 1
             for d0 in range(most0 + 1):
                 for d1 in range(most1 + 1):
@@ -471,9 +501,10 @@ def _walk(sd, p_unsaved, cdf, cdf_offset, cdf_top, max_states):
                             standings[r, n[0], n[1]] = standing
                     after, going, winner, ended0, ended1 = _settle(sd, n, (d1, d0), frenzied,
                                                                    standing)
+                    at = (after0 - low0) * box1 + after1 - low1  # in the box
                     if going > 0.0:
                         key = _state_key(after0, after1, after, radix1)
-                        h = _hash(key, next_mask)
+                        h = 4 * at + 2 * after[0] + after[1] if dense else _hash(key, next_mask)
                         while next_keys[h] != key and next_keys[h] >= 0:
                             h = (h + 1) & next_mask
                         if next_keys[h] < 0:
@@ -482,7 +513,7 @@ def _walk(sd, p_unsaved, cdf, cdf_offset, cdf_top, max_states):
                         next_masses[h, 0] += q * going
                     if going < 1.0:
                         key = (winner * radix0 + after0) * radix1 + after1
-                        h = _hash(key, end_mask)
+                        h = winner * box0 * box1 + at if dense else _hash(key, end_mask)
                         while end_keys[h] != key and end_keys[h] >= 0:
                             h = (h + 1) & end_mask
                         if end_keys[h] < 0:
