@@ -428,9 +428,11 @@ def _strikes(sd, p_unsaved, cdf, cdf_offset, cdf_top, r, frenzied, most0, most1,
 
 
 @njit(cache=True)
-def _walk(sd, p_unsaved, cdf, cdf_offset, cdf_top, max_states):
+def _walk(sd, p_unsaved, cdf, cdf_offset, cdf_top, max_states, dense_box=DENSE_BOX,
+          cached_standings=CACHED_STANDINGS):
     """The whole walk: end keys and masses, and the live states after each round (index 0:
-    the charge). Stops early once a round holds more than ``max_states``."""
+    the charge). Stops early once a round holds more than ``max_states``. The limits say when
+    to index a round's fights directly and keep :func:`_standing` (tests lower them)."""
     radix0, radix1 = sd.count[0] * sd.wounds[0] + 1, sd.count[1] * sd.wounds[1] + 1
     live = np.zeros(sd.max_rounds + 1, np.int64)
     live[0] = 1
@@ -449,7 +451,7 @@ def _walk(sd, p_unsaved, cdf, cdf_offset, cdf_top, max_states):
     pmf, tail = np.zeros((POOL + 1, reach)), np.zeros((POOL + 1, reach))
     pmf[POOL, 0], tail[POOL, 0] = 1.0, 1.0  # no strike
     pool, tops, scratch = np.full((2 * POOL, 2), -1), np.zeros(POOL + 2, np.int64), np.zeros(reach)
-    cached = 2 * (sd.count[0] + 1) * (sd.count[1] + 1) <= CACHED_STANDINGS
+    cached = 2 * (sd.count[0] + 1) * (sd.count[1] + 1) <= cached_standings
     standings = np.full((2, sd.count[0] + 1, sd.count[1] + 1) if cached else (1, 1, 1), -1)
     rounds = 0
     while len(front_keys) > 0 and rounds < sd.max_rounds:
@@ -463,7 +465,7 @@ def _walk(sd, p_unsaved, cdf, cdf_offset, cdf_top, max_states):
         low1 = max(0, ((front_keys >> 2) % radix1).min() - size1 + 1)
         box0 = (front_keys >> 2).max() // radix1 - low0 + 1
         box1 = ((front_keys >> 2) % radix1).max() - low1 + 1
-        dense = box0 * box1 <= DENSE_BOX
+        dense = box0 * box1 <= dense_box
         next_keys, next_masses = _table(4 * box0 * box1 if dense else 1024, 1)
         end_keys, end_masses = _table(3 * box0 * box1 if dense else 1024, 2)
         next_used, ends_used = 0, 0
