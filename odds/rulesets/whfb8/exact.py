@@ -36,8 +36,6 @@ from odds.rulesets.whfb8.kernel import _in_contact, _ranks, _score, _supporters
 TWO_D6 = dice_sum(2)
 SWIFT = drop_lowest(3)  # Swiftstride: 3D6, the lowest dropped (R2-13)
 N_ENDS = 6
-
-
 STANDING_OFFSET = 1 << 20  # _standing packs a combat result difference this far from 0
 CACHED_STANDINGS = 1 << 22  # _standing kept for every (round type, models standing) up to this
 POOL = 256  # strikes' distributions kept (rows of pmf and tail)
@@ -86,7 +84,7 @@ def sides(plan) -> Sides:
     """The walk's view of ``plan``, with the dice of the break test, restraint and pursuit."""
     moves = [SWIFT if plan.swiftstride[s] else TWO_D6 for s in range(2)]
     strikers = np.where(plan.striker_side >= 0, plan.striker_side * 3 + plan.striker_part, -1)
-    own = {name: getattr(plan, name) for name in Sides._fields[:22]}
+    own = {name: getattr(plan, name) for name in Sides._fields[:22]}  # up to max_rounds
     return Sides(
         **{name: tuple(int(v) for v in x) if isinstance(x, np.ndarray) else int(x)
            for name, x in own.items()},
