@@ -88,19 +88,21 @@ def test_rows_are_the_kernels(case):
     assert {tuple(r) for r in kernel.T.astype(np.int64)} <= solver
 
 
-def test_both_ways_of_merging_states_agree():
+@pytest.mark.parametrize("limits", [(0, 0, exact.POOL), (exact.DENSE_BOX, 0, 2)])
+def test_each_way_of_keeping_states_agrees(limits):
     """The walk indexes a round's fights directly when their box of wounds left is small and
-    hashes them otherwise, and caches what the models standing give the combat result; the
-    two ways give the same rows, masses and state counts."""
-    plan = RULESET.compile(odds.load(BUNDLED[0]))
+    hashes them otherwise, caches what the models standing give the combat result, and keeps
+    a bounded pool of strike distributions, starting it again when full: each way gives the
+    same rows, masses and state counts."""
+    plan = RULESET.compile(build("psychology"))
     args = (exact.sides(plan), plan.p_unsaved, plan.cdf, plan.cdf_offset, plan.cdf_top,
             core.MAX_STATES)
     keys, masses, live = exact._walk(*args)
-    hashed_keys, hashed_masses, hashed_live = exact._walk(*args, 0, 0)
-    assert (live == hashed_live).all()
-    order, hashed_order = np.argsort(keys), np.argsort(hashed_keys)
-    assert (keys[order] == hashed_keys[hashed_order]).all()
-    assert np.abs(masses[order] - hashed_masses[hashed_order]).max() < 1e-15
+    other_keys, other_masses, other_live = exact._walk(*args, *limits)
+    assert (live == other_live).all()
+    order, other_order = np.argsort(keys), np.argsort(other_keys)
+    assert (keys[order] == other_keys[other_order]).all()
+    assert np.abs(masses[order] - other_masses[other_order]).max() < 1e-15
 
 
 # --- closed forms of tests/test_whfb8_exact.py, through the solver ------------------------

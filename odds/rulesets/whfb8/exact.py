@@ -388,6 +388,9 @@ def _strikes(sd, p_unsaved, cdf, cdf_offset, cdf_top, r, frenzied, most0, most1,
                     if n[0] == 0 or n[1] == 0:  # the fight stops at once
                         out[d0, d1] += q
                         continue
+                    if tops[-1] + 2 > idle:  # too few rows free for this cell: start again
+                        pool[:, 0] = -1
+                        tops[-1] = 0
                     row0, row1 = idle, idle  # a side with no attack at the step's start
                     for s in range(2):       # has none at any of its cells
                         if (new1 if s == 0 else new0) == (ext1 if s == 0 else ext0):
@@ -398,10 +401,6 @@ def _strikes(sd, p_unsaved, cdf, cdf_offset, cdf_top, r, frenzied, most0, most1,
                         while pool[h, 0] >= 0 and pool[h, 0] != key:
                             h = (h + 1) & mask
                         if pool[h, 0] < 0:  # a new strike: convolve it into a free row
-                            if tops[-1] == idle:  # every row taken: start again
-                                pool[:, 0] = -1
-                                tops[-1] = 0
-                                h = _hash(key, mask)
                             row = tops[-1]
                             tops[-1] += 1
                             pool[h, 0], pool[h, 1] = key, row
@@ -427,10 +426,11 @@ def _strikes(sd, p_unsaved, cdf, cdf_offset, cdf_top, r, frenzied, most0, most1,
 
 @njit(cache=True)
 def _walk(sd, p_unsaved, cdf, cdf_offset, cdf_top, max_states, dense_box=DENSE_BOX,
-          cached_standings=CACHED_STANDINGS):
+          cached_standings=CACHED_STANDINGS, pooled=POOL):
     """The whole walk: end keys and masses, and the live states after each round (index 0:
     the charge). Stops early once a round holds more than ``max_states``. The limits say when
-    to index a round's fights directly and keep :func:`_standing` (tests lower them)."""
+    to index a round's fights directly, keep :func:`_standing`, and how many strikes'
+    distributions to keep (tests lower them)."""
     radix0, radix1 = sd.count[0] * sd.wounds[0] + 1, sd.count[1] * sd.wounds[1] + 1
     live = np.zeros(sd.max_rounds + 1, np.int64)
     live[0] = 1
@@ -446,9 +446,10 @@ def _walk(sd, p_unsaved, cdf, cdf_offset, cdf_top, max_states, dense_box=DENSE_B
     lost, cur, nxt = np.zeros((size0, size1)), np.zeros((size0, size1)), np.zeros((size0, size1))
     models = np.zeros((2, max(size0, size1)), np.int64)
     reach = max(reach0, reach1) + 1
-    pmf, tail = np.zeros((POOL + 1, reach)), np.zeros((POOL + 1, reach))
-    pmf[POOL, 0], tail[POOL, 0] = 1.0, 1.0  # no strike
-    pool, tops, scratch = np.full((2 * POOL, 2), -1), np.zeros(POOL + 2, np.int64), np.zeros(reach)
+    pmf, tail = np.zeros((pooled + 1, reach)), np.zeros((pooled + 1, reach))
+    pmf[pooled, 0], tail[pooled, 0] = 1.0, 1.0  # no strike
+    pool, tops = np.full((2 * pooled, 2), -1), np.zeros(pooled + 2, np.int64)
+    scratch = np.zeros(reach)
     cached = 2 * (sd.count[0] + 1) * (sd.count[1] + 1) <= cached_standings
     standings = np.full((2, sd.count[0] + 1, sd.count[1] + 1) if cached else (1, 1, 1), -1)
     rounds = 0
