@@ -16,6 +16,7 @@ RULESET = Ruleset(
     check=rules.check,
     compile=compile_plan,
     kernel="odds.rulesets.whfb8.kernel",
+    exact="odds.rulesets.whfb8.exact",
     points=rules.points,
     rule_ids=tuple(f"R2-{i}" for i in range(1, 15)),
 )
