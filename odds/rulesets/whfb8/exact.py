@@ -31,7 +31,7 @@ from odds.core.outcome import (
     UNRESOLVED,
 )
 from odds.rulesets.whfb8.compile import FIGHTING, FIRST, LATER, MOUNT, SUPPORTING
-from odds.rulesets.whfb8.kernel import _in_contact, _ranks, _score, _supporters
+from odds.rulesets.whfb8.kernel import _in_contact, _part_attacks, _ranks, _score
 
 TWO_D6 = dice_sum(2)
 SWIFT = drop_lowest(3)  # Swiftstride: 3D6, the lowest dropped (R2-13)
@@ -217,17 +217,6 @@ def _entries(keys, masses, used):
 @njit(cache=True, inline="always")
 def _models(sd, left, s):
     return (left + sd.wounds[s] - 1) // sd.wounds[s]
-
-
-@njit(cache=True, inline="always")
-def _part_attacks(sd, n, frenzied, s, part, contact):
-    """Attacks of side s's striking part, as the kernel's _fight_round counts them (R2-4,
-    R2-5): fighting models (+ Frenzy, + a champion's 1 A), supporters, or mounts."""
-    if part == FIGHTING:
-        return contact * (sd.attacks[s] + frenzied[s]) + min(contact, sd.champion[s])
-    if part == SUPPORTING:
-        return _supporters(sd, n, s, contact)
-    return contact * sd.mount_attacks[s]
 
 
 @njit(cache=True, inline="always")

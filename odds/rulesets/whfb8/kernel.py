@@ -69,6 +69,18 @@ def _supporters(plan, n, s, contact):
 
 
 @njit(cache=True, inline="always")
+def _part_attacks(plan, n, frenzied, s, part, contact):
+    """Attacks of side s's striking part (R2-4, R2-5): its fighting models (+1 A each when
+    Frenzied, + a champion's 1 A while anyone fights; the champion is removed last), its
+    supporters, or its mounts."""
+    if part == FIGHTING:
+        return contact * (plan.attacks[s] + frenzied[s]) + min(contact, plan.champion[s])
+    if part == SUPPORTING:
+        return _supporters(plan, n, s, contact)
+    return contact * plan.mount_attacks[s]
+
+
+@njit(cache=True, inline="always")
 def _ranks(plan, n, s):
     """Side s's ranks of five or more models, the front one included (R2-11, R2-12)."""
     w = plan.width[s]
@@ -107,15 +119,8 @@ def _fight_round(plan, st, n, dmg, frenzied, afraid, attacks, r, caused):
             s = plan.striker_side[k, j]
             if s < 0:
                 break
-            contact = contact0 if s == 0 else contact1
-            part = plan.striker_part[k, j]
-            if part == FIGHTING:  # a champion (removed last) adds 1 A while anyone fights
-                attacks[j] = (contact * (plan.attacks[s] + frenzied[s])
-                              + min(contact, plan.champion[s]))
-            elif part == SUPPORTING:
-                attacks[j] = _supporters(plan, n, s, contact)
-            else:
-                attacks[j] = contact * plan.mount_attacks[s]
+            attacks[j] = _part_attacks(plan, n, frenzied, s, plan.striker_part[k, j],
+                                       contact0 if s == 0 else contact1)
         for j in range(plan.striker_side.shape[1]):
             s = plan.striker_side[k, j]
             if s < 0:
