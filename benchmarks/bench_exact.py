@@ -49,7 +49,7 @@ def main(argv=None) -> None:
     print(machine_line())
     print(f"simulation: simulate(precision={PRECISION}) on {args.threads or 'all'} threads; "
           f"exact: one thread; medians of {args.passes} after a warm-up\n")
-    head = (f"{'scenario':44} {'states':>8} {'first s':>8} {'exact ms':>9} {'sim s':>7} "
+    head = (f"{'scenario':47} {'states':>8} {'first s':>8} {'exact ms':>9} {'sim s':>7} "
             f"{'fights':>11} {'sim/exact':>10}")
     print(head)
     for path in sorted(SCENARIO_DIR.glob("*.toml")):
@@ -59,7 +59,7 @@ def main(argv=None) -> None:
         ruleset = get_ruleset(scenario.ruleset)
         reason = exact.covers(ruleset, scenario)
         if reason is not None:
-            print(f"{path.stem:44} not covered: {reason}")
+            print(f"{path.stem:47} not covered: {reason}")
             continue
         solve = lambda: odds.simulate(scenario, method="exact", quiet=True)  # noqa: E731
         first, solved = timed(solve, 1)
@@ -67,7 +67,7 @@ def main(argv=None) -> None:
         sim = lambda: odds.simulate(scenario, precision=PRECISION, quiet=True)  # noqa: E731
         odds.simulate(scenario, trials=1000, quiet=True)  # compile or load the kernel
         t_sim, simulated = timed(sim, args.passes)
-        print(f"{path.stem:44} {solved.states:>8,} {first:>8.2f} {1000 * t_exact:>9.1f} "
+        print(f"{path.stem:47} {solved.states:>8,} {first:>8.2f} {1000 * t_exact:>9.1f} "
               f"{t_sim:>7.2f} {simulated.trials:>11,} {t_sim / t_exact:>9.0f}x")
 
 
