@@ -316,12 +316,13 @@ def test_rows_have_the_kernels_columns_R0_13():
     one = odds.load(SCENARIOS_DIR / "wh40k3_ten_vs_ten.toml")
     rows, _, _ = solver.solve(RULESET.compile(one), exact.MAX_STATES)
     assert rows.shape[0] == len(COLUMNS)
-    sc = units_scenario("two_v_two_strikes_refill")
+    sc = units_scenario("two_v_one")
     col, w = rows_of(sc)
     assert len(col) == len(COLUMNS) + len(unit_columns(sc))
     for side in ("attacker", "defender"):
+        count = len(sc.side(side).every_unit)
         for part, total in (("lost", f"{side}_lost"), ("wounds", f"{side}_wounds")):
-            units = sum(col[unit_column(side, i, part)] for i in range(2))
+            units = sum(col[unit_column(side, i, part)] for i in range(count))
             assert (units == col[total]).all()
 
 
