@@ -354,12 +354,14 @@ DECIDED = 1 << 40  # the round's result is decided: no later step can turn it (R
 
 
 @njit(cache=True)
-def _step(plan, r, k, state, pe, out, ended, multi, w, st, tables, later):
+def _step(plan, r, k, state, leads, pes, m, out, ended, multi, w, st, tables, later):
     """Strike step k of round type r from one state (R0-4 ... R0-9, R0-13): every part
     rolls against the models standing at the step's start, each side's losses are
     independent given them, casualties go at the step's end. The wounds caused are kept as
-    side 0's lead, or DECIDED once the later steps cannot change who caused more. States
-    after the round's last step, or after a side left the fight, go into ``ended``."""
+    side 0's lead, or DECIDED once the later steps cannot change who caused more. The m
+    states that differ from ``state`` only in their lead (``leads``, probabilities ``pes``)
+    step together. States after the round's last step, or after a side left the fight, go
+    into ``ended``."""
     cnt, dmg, inside, fate, alive, target, aimed, hp, nh, vec = st
     G, U = cnt.shape[1], inside.shape[1]
     o_dmg, o_in, o_fate, o_r = _offsets(G, U)
@@ -392,7 +394,6 @@ def _step(plan, r, k, state, pe, out, ended, multi, w, st, tables, later):
     side1, b1 = _struck(plan, r, k, 1, cnt, dmg, hp, nh, target, multi, w, a1, b1)
     keys0, probs0, _, n0 = side0
     keys1, probs1, _, n1 = side1
-    lead = state[o_r + 2]
     full0, full1 = 0, 0  # each side's wound points at the start of the fight
     for g in range(G):
         full0 += plan.count[0, g] * plan.wounds[0, g]
@@ -413,12 +414,6 @@ def _step(plan, r, k, state, pe, out, ended, multi, w, st, tables, later):
             for g in range(G):
                 vec[o_dmg + g] = keys0[a, 3 * G + g]
                 vec[o_dmg + G + g] = keys1[b, 3 * G + g]
-            if abs(lead) < DECIDED:
-                d = lead + (taken1 - before1) - (taken0 - before0)
-                # the most unsaved wounds each side can still cause this round
-                more0 = min(full1 - taken1, later0)
-                more1 = min(full0 - taken0, _later_attacks(plan, r, k, keys1[b], 1, later))
-                vec[o_r + 2] = DECIDED if d > more1 else (-DECIDED if -d > more0 else d)
             stopped = False
             if not multi:  # one unit a side: over when one has no model left
                 stopped = gone[0, 0] or gone[1, 0]
@@ -431,12 +426,21 @@ def _step(plan, r, k, state, pe, out, ended, multi, w, st, tables, later):
                             vec[o_fate + s * U + u] = UNIT_DESTROYED
                         left += vec[o_in + s * U + u]
                     stopped = stopped or left == 0
-            p = pe * probs0[a] * probs1[b]
-            if final or stopped:  # the round's end: only who caused more matters now
-                vec[o_r + 2] = (vec[o_r + 2] > 0) - (vec[o_r + 2] < 0)
-                ended = _add(ended, vec, p)
-            else:
-                out = _add(out, vec, p)
+            # the most unsaved wounds each side can still cause this round
+            more0 = min(full1 - taken1, later0)
+            more1 = min(full0 - taken0, _later_attacks(plan, r, k, keys1[b], 1, later))
+            pab = probs0[a] * probs1[b]
+            for i in range(m):  # the states that differ only in the lead so far
+                lead = leads[i]
+                if abs(lead) < DECIDED:
+                    d = lead + (taken1 - before1) - (taken0 - before0)
+                    lead = DECIDED if d > more1 else (-DECIDED if -d > more0 else d)
+                if final or stopped:  # the round's end: only who caused more matters now
+                    vec[o_r + 2] = (lead > 0) - (lead < 0)
+                    ended = _add(ended, vec, pes[i] * pab)
+                else:
+                    vec[o_r + 2] = lead
+                    out = _add(out, vec, pes[i] * pab)
     return out, ended, (side0, b0, side1, b1)
 
 
@@ -462,18 +466,41 @@ def _strikes(plan, live, multi, st, w, tables, later):
     width = live[0].shape[1]
     ended = _table(max(16, 4 * live[3][0]), width)
     now = live
+    vec = np.empty(width, np.int64)
     for k in range(plan.steps.shape[1]):
         keys, probs, _, n = now
         if n[0] == 0:
             break
         after = _table(max(16, 4 * n[0]), width)
+        # the states that differ only in their lead strike alike: group them
+        kinds = _table(max(16, n[0]), width)
+        kind = np.empty(n[0], np.int64)
         for i in range(n[0]):
-            r = keys[i, o_r]
+            vec[:] = keys[i]
+            vec[o_r + 2] = 0
+            kinds = _add(kinds, vec, 1.0)
+            kind[i] = kinds[2][_slot(kinds[0], kinds[2], vec)]
+        order = np.argsort(kind, kind="mergesort")
+        leads = np.empty(n[0], np.int64)
+        pes = np.empty(n[0])
+        i = 0
+        while i < n[0]:
+            first = order[i]
+            m = 0
+            while i < n[0] and kind[order[i]] == kind[first]:
+                leads[m] = keys[order[i], o_r + 2]
+                pes[m] = probs[order[i]]
+                m += 1
+                i += 1
+            r = keys[first, o_r]
             if plan.steps[r, k] < 0:  # no such step: the round is over
-                ended = _add(ended, keys[i], probs[i])
+                for j in range(m):
+                    vec[:] = keys[first]
+                    vec[o_r + 2] = (leads[j] > 0) - (leads[j] < 0)
+                    ended = _add(ended, vec, pes[j])
             else:
-                after, ended, tables = _step(plan, r, k, keys[i], probs[i], after, ended,
-                                             multi, w, st, tables, later)
+                after, ended, tables = _step(plan, r, k, keys[first], leads, pes, m, after,
+                                             ended, multi, w, st, tables, later)
         now = after
     return ended, tables
 
