@@ -72,12 +72,21 @@ def _table(cap, width):
             np.zeros(1, np.int64))
 
 
+HASH = np.random.default_rng(40).integers(1, 1 << 62, size=4096) * 2 + 1  # odd multipliers
+
+
 @njit(cache=True, inline="always")
-def _slot(keys, slots, vec):
-    """The slot of ``vec``: where it is, or the empty slot where it would go."""
-    h = np.int64(1469598103934665603)
-    for x in vec:
-        h = (h ^ x) * np.int64(1099511628211)
+def _hash(vec):
+    """A row's hash: additive, so a step can build it from its parts' hashes."""
+    h = np.int64(0)
+    for i in range(vec.shape[0]):
+        h += vec[i] * HASH[i]
+    return h
+
+
+@njit(cache=True, inline="always")
+def _slot(keys, slots, vec, h):
+    """The slot of ``vec`` (hash h): where it is, or the empty slot where it would go."""
     h ^= h >> np.int64(33)
     h *= np.int64(-49064778989728563)  # 0xff51afd7ed558ccd, the murmur3 finaliser
     h ^= h >> np.int64(33)
@@ -112,7 +121,7 @@ def _grown(table):
     for e in range(n[0]):
         k2[e] = keys[e]
         p2[e] = probs[e]
-        s2[_slot(k2, s2, keys[e])] = e
+        s2[_slot(k2, s2, keys[e], _hash(keys[e]))] = e
     n2[0] = n[0]
     return bigger
 
@@ -121,12 +130,18 @@ def _grown(table):
 def _add(table, vec, p):
     """Add probability p to the row ``vec`` (inserted if new); returns the table (grown when
     full)."""
+    return _add_hashed(table, vec, _hash(vec), p)
+
+
+@njit(cache=True)
+def _add_hashed(table, vec, h, p):
+    """:func:`_add` of a row whose hash h is known."""
     if p == 0.0:
         return table
     if table[3][0] == table[0].shape[0]:
         table = _grown(table)
     keys, probs, slots, n = table
-    i = _slot(keys, slots, vec)
+    i = _slot(keys, slots, vec, h)
     e = slots[i]
     if e >= 0:
         probs[e] += p
@@ -399,14 +414,48 @@ def _step(plan, r, k, state, leads, pes, m, out, ended, multi, w, st, tables, la
         full0 += plan.count[0, g] * plan.wounds[0, g]
         full1 += plan.count[1, g] * plan.wounds[1, g]
     final = k + 1 == plan.steps.shape[1] or plan.steps[r, k + 1] < 0
-    gone = w[10]  # gone[s, u]: unit u of side s has no model left (of this a or b)
+    # each outcome of either side: wounds taken, attacks left this round, how the units in
+    # the fight change (R0-13: a unit with no model left leaves at once), its hash part
+    taken = np.empty((2, max(n0[0], n1[0])), np.int64)
+    attacks = np.empty((2, max(n0[0], n1[0])), np.int64)
+    out_of_it = np.zeros((2, max(n0[0], n1[0]), U), np.int64)
+    emptied = np.zeros((2, max(n0[0], n1[0])), np.int64)
+    part = np.empty((2, max(n0[0], n1[0])), np.int64)
+    gone = w[10]
+    vec[:] = state
+    vec[o_r + 2] = 0
+    base = _hash(vec)
+    for t in range(2):
+        keys_t, n_t = (keys0, n0[0]) if t == 0 else (keys1, n1[0])
+        for c in range(3 * G):
+            base -= state[t * 3 * G + c] * HASH[t * 3 * G + c]
+        for g in range(G):
+            base -= state[o_dmg + t * G + g] * HASH[o_dmg + t * G + g]
+        for a in range(n_t):
+            row = keys_t[a]
+            taken[t, a] = _wounds_taken(plan, row, t, 0, G)
+            attacks[t, a] = _later_attacks(plan, r, k, row, t, later)
+            h = np.int64(0)
+            for c in range(3 * G):
+                h += row[c] * HASH[t * 3 * G + c]
+            for g in range(G):
+                h += row[3 * G + g] * HASH[o_dmg + t * G + g]
+            _gone(plan, row, t, multi, gone)
+            left = 0
+            for u in range(_n(plan, t, multi)):
+                if state[o_in + t * U + u] or not multi:
+                    if gone[t, u]:
+                        out_of_it[t, a, u] = 1
+                        if multi:
+                            h -= HASH[o_in + t * U + u]
+                            h += (UNIT_DESTROYED - state[o_fate + t * U + u]) \
+                                * HASH[o_fate + t * U + u]
+                    else:
+                        left += 1
+            emptied[t, a] = left == 0
+            part[t, a] = h
     for a in range(n0[0]):
-        taken0 = _wounds_taken(plan, keys0[a], 0, 0, G)
-        later0 = _later_attacks(plan, r, k, keys0[a], 0, later)
-        _gone(plan, keys0[a], 0, multi, gone)
         for b in range(n1[0]):
-            taken1 = _wounds_taken(plan, keys1[b], 1, 0, G)
-            _gone(plan, keys1[b], 1, multi, gone)
             vec[:] = state
             for i in range(3 * G):
                 vec[i] = keys0[a, i]
@@ -414,33 +463,31 @@ def _step(plan, r, k, state, leads, pes, m, out, ended, multi, w, st, tables, la
             for g in range(G):
                 vec[o_dmg + g] = keys0[a, 3 * G + g]
                 vec[o_dmg + G + g] = keys1[b, 3 * G + g]
-            stopped = False
-            if not multi:  # one unit a side: over when one has no model left
-                stopped = gone[0, 0] or gone[1, 0]
-            else:  # R0-13: a unit with no model left leaves the fight at once
-                for s in range(2):
-                    left = 0
-                    for u in range(plan.units[s]):
-                        if vec[o_in + s * U + u] and gone[s, u]:
-                            vec[o_in + s * U + u] = 0
-                            vec[o_fate + s * U + u] = UNIT_DESTROYED
-                        left += vec[o_in + s * U + u]
-                    stopped = stopped or left == 0
+            if multi:
+                for u in range(U):
+                    for t in range(2):
+                        if out_of_it[t, a if t == 0 else b, u]:
+                            vec[o_in + t * U + u] = 0
+                            vec[o_fate + t * U + u] = UNIT_DESTROYED
+            stopped = emptied[0, a] or emptied[1, b]
+            h = base + part[0, a] + part[1, b]
             # the most unsaved wounds each side can still cause this round
-            more0 = min(full1 - taken1, later0)
-            more1 = min(full0 - taken0, _later_attacks(plan, r, k, keys1[b], 1, later))
+            more0 = min(full1 - taken[1, b], attacks[0, a])
+            more1 = min(full0 - taken[0, a], attacks[1, b])
+            change = (taken[1, b] - before1) - (taken[0, a] - before0)
             pab = probs0[a] * probs1[b]
             for i in range(m):  # the states that differ only in the lead so far
                 lead = leads[i]
                 if abs(lead) < DECIDED:
-                    d = lead + (taken1 - before1) - (taken0 - before0)
+                    d = lead + change
                     lead = DECIDED if d > more1 else (-DECIDED if -d > more0 else d)
                 if final or stopped:  # the round's end: only who caused more matters now
-                    vec[o_r + 2] = (lead > 0) - (lead < 0)
-                    ended = _add(ended, vec, pes[i] * pab)
+                    lead = (lead > 0) - (lead < 0)
+                    vec[o_r + 2] = lead
+                    ended = _add_hashed(ended, vec, h + lead * HASH[o_r + 2], pes[i] * pab)
                 else:
                     vec[o_r + 2] = lead
-                    out = _add(out, vec, pes[i] * pab)
+                    out = _add_hashed(out, vec, h + lead * HASH[o_r + 2], pes[i] * pab)
     return out, ended, (side0, b0, side1, b1)
 
 
@@ -479,7 +526,7 @@ def _strikes(plan, live, multi, st, w, tables, later):
             vec[:] = keys[i]
             vec[o_r + 2] = 0
             kinds = _add(kinds, vec, 1.0)
-            kind[i] = kinds[2][_slot(kinds[0], kinds[2], vec)]
+            kind[i] = kinds[2][_slot(kinds[0], kinds[2], vec, _hash(vec))]
         order = np.argsort(kind, kind="mergesort")
         leads = np.empty(n[0], np.int64)
         pes = np.empty(n[0])
