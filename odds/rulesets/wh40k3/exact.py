@@ -154,6 +154,42 @@ def _add_hashed(table, vec, h, p):
     return table
 
 
+@njit(cache=True)
+def _vtable(cap, width, spread):
+    """An empty table of rows, each with a probability per lead (see :func:`_lead_index`)."""
+    size = 16
+    while size < 2 * cap:
+        size *= 2
+    return (np.empty((cap, width), np.int64), np.empty((cap, 2 * spread + 3)),
+            np.full(size, -1, np.int64), np.zeros(1, np.int64))
+
+
+@njit(cache=True)
+def _vrow(table, vec, h):
+    """The table (grown when full) and the index of row ``vec`` (hash h), inserted with no
+    probability if new."""
+    if table[3][0] == table[0].shape[0]:
+        keys, probs, _, n = table
+        bigger = _vtable(2 * keys.shape[0], keys.shape[1], (probs.shape[1] - 3) // 2)
+        k2, p2, s2, n2 = bigger
+        for e in range(n[0]):
+            k2[e] = keys[e]
+            p2[e] = probs[e]
+            s2[_slot(k2, s2, keys[e], _hash(keys[e]))] = e
+        n2[0] = n[0]
+        table = bigger
+    keys, probs, slots, n = table
+    i = _slot(keys, slots, vec, h)
+    e = slots[i]
+    if e < 0:
+        e = n[0]
+        keys[e] = vec
+        probs[e] = 0.0
+        slots[i] = e
+        n[0] = e + 1
+    return table, e
+
+
 # --- fight states ------------------------------------------------------------------------
 
 @njit(cache=True, inline="always")
@@ -369,14 +405,14 @@ DECIDED = 1 << 40  # the round's result is decided: no later step can turn it (R
 
 
 @njit(cache=True)
-def _step(plan, r, k, state, leads, pes, m, out, ended, multi, w, st, tables, later):
+def _step(plan, r, k, state, lead, out, ended, multi, w, st, tables, later):
     """Strike step k of round type r from one state (R0-4 ... R0-9, R0-13): every part
     rolls against the models standing at the step's start, each side's losses are
     independent given them, casualties go at the step's end. The wounds caused are kept as
-    side 0's lead, or DECIDED once the later steps cannot change who caused more. The m
-    states that differ from ``state`` only in their lead (``leads``, probabilities ``pes``)
-    step together. States after the round's last step, or after a side left the fight, go
-    into ``ended``."""
+    side 0's lead: ``lead`` is the probability of each (the states that differ only in it
+    step together), DECIDED once the later steps cannot change who caused more. States after
+    the round's last step, or after a side left the fight, go into ``ended`` with the sign
+    of the lead alone."""
     cnt, dmg, inside, fate, alive, target, aimed, hp, nh, vec = st
     G, U = cnt.shape[1], inside.shape[1]
     o_dmg, o_in, o_fate, o_r = _offsets(G, U)
@@ -454,6 +490,13 @@ def _step(plan, r, k, state, leads, pes, m, out, ended, multi, w, st, tables, la
                         left += 1
             emptied[t, a] = left == 0
             part[t, a] = h
+    spread = (lead.shape[0] - 3) // 2
+    won, lost = 2 * spread + 1, 2 * spread + 2  # side 0 is sure to cause more, or fewer
+    low, high = 2 * spread + 1, -1  # the leads still open, as indices
+    for i in range(2 * spread + 1):
+        if lead[i] > 0.0:
+            low = min(low, i)
+            high = i
     for a in range(n0[0]):
         for b in range(n1[0]):
             vec[:] = state
@@ -476,18 +519,31 @@ def _step(plan, r, k, state, leads, pes, m, out, ended, multi, w, st, tables, la
             more1 = min(full0 - taken[0, a], attacks[1, b])
             change = (taken[1, b] - before1) - (taken[0, a] - before0)
             pab = probs0[a] * probs1[b]
-            for i in range(m):  # the states that differ only in the lead so far
-                lead = leads[i]
-                if abs(lead) < DECIDED:
-                    d = lead + change
-                    lead = DECIDED if d > more1 else (-DECIDED if -d > more0 else d)
-                if final or stopped:  # the round's end: only who caused more matters now
-                    lead = (lead > 0) - (lead < 0)
-                    vec[o_r + 2] = lead
-                    ended = _add_hashed(ended, vec, h + lead * HASH[o_r + 2], pes[i] * pab)
-                else:
-                    vec[o_r + 2] = lead
-                    out = _add_hashed(out, vec, h + lead * HASH[o_r + 2], pes[i] * pab)
+            if final or stopped:  # the round's end: only who caused more matters now
+                ahead, level, behind = lead[won] * pab, 0.0, lead[lost] * pab
+                for i in range(low, high + 1):
+                    if lead[i] > 0.0:
+                        d = i - spread + change
+                        if d > 0:
+                            ahead += lead[i] * pab
+                        elif d < 0:
+                            behind += lead[i] * pab
+                        else:
+                            level += lead[i] * pab
+                for sign, mass in ((1, ahead), (0, level), (-1, behind)):
+                    vec[o_r + 2] = sign
+                    ended = _add_hashed(ended, vec, h + sign * HASH[o_r + 2], mass)
+            else:
+                vec[o_r + 2] = 0
+                out, e = _vrow(out, vec, h)
+                to = out[1][e]
+                to[won] += lead[won] * pab
+                to[lost] += lead[lost] * pab
+                for i in range(low, high + 1):
+                    if lead[i] > 0.0:
+                        d = i - spread + change
+                        j = won if d > more1 else (lost if -d > more0 else d + spread)
+                        to[j] += lead[i] * pab
     return out, ended, (side0, b0, side1, b1)
 
 
@@ -512,42 +568,37 @@ def _strikes(plan, live, multi, st, w, tables, later):
     o_r = _offsets(G, U)[3]
     width = live[0].shape[1]
     ended = _table(max(16, 4 * live[3][0]), width)
-    now = live
+    spread = 0  # the largest lead either side can have: its enemy's wound points
+    for t in range(2):
+        full = 0
+        for g in range(G):
+            full += plan.count[t, g] * plan.wounds[t, g]
+        spread = max(spread, full)
+    keys, probs, _, n = live
+    now = _vtable(max(16, n[0]), width, spread)
+    for i in range(n[0]):
+        now, e = _vrow(now, keys[i], _hash(keys[i]))
+        now[1][e, spread] = probs[i]
     vec = np.empty(width, np.int64)
     for k in range(plan.steps.shape[1]):
-        keys, probs, _, n = now
+        keys, leads, _, n = now
         if n[0] == 0:
             break
-        after = _table(max(16, 4 * n[0]), width)
-        # the states that differ only in their lead strike alike: group them
-        kinds = _table(max(16, n[0]), width)
-        kind = np.empty(n[0], np.int64)
+        after = _vtable(max(16, 2 * n[0]), width, spread)
         for i in range(n[0]):
-            vec[:] = keys[i]
-            vec[o_r + 2] = 0
-            kinds = _add(kinds, vec, 1.0)
-            kind[i] = kinds[2][_slot(kinds[0], kinds[2], vec, _hash(vec))]
-        order = np.argsort(kind, kind="mergesort")
-        leads = np.empty(n[0], np.int64)
-        pes = np.empty(n[0])
-        i = 0
-        while i < n[0]:
-            first = order[i]
-            m = 0
-            while i < n[0] and kind[order[i]] == kind[first]:
-                leads[m] = keys[order[i], o_r + 2]
-                pes[m] = probs[order[i]]
-                m += 1
-                i += 1
-            r = keys[first, o_r]
+            r = keys[i, o_r]
             if plan.steps[r, k] < 0:  # no such step: the round is over
-                for j in range(m):
-                    vec[:] = keys[first]
-                    vec[o_r + 2] = (leads[j] > 0) - (leads[j] < 0)
-                    ended = _add(ended, vec, pes[j])
+                vec[:] = keys[i]
+                for j in range(2 * spread + 3):
+                    if leads[i, j] > 0.0:
+                        d = j - spread
+                        sign = 1 if j == 2 * spread + 1 else (-1 if j == 2 * spread + 2
+                                                              else (d > 0) - (d < 0))
+                        vec[o_r + 2] = sign
+                        ended = _add(ended, vec, leads[i, j])
             else:
-                after, ended, tables = _step(plan, r, k, keys[first], leads, pes, m, after,
-                                             ended, multi, w, st, tables, later)
+                after, ended, tables = _step(plan, r, k, keys[i], leads[i], after, ended,
+                                             multi, w, st, tables, later)
         now = after
     return ended, tables
 
