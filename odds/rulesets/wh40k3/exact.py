@@ -126,14 +126,14 @@ def _grown(table):
     return bigger
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _add(table, vec, p):
     """Add probability p to the row ``vec`` (inserted if new); returns the table (grown when
     full)."""
     return _add_hashed(table, vec, _hash(vec), p)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _add_hashed(table, vec, h, p):
     """:func:`_add` of a row whose hash h is known."""
     if p == 0.0:
@@ -165,19 +165,24 @@ def _vtable(cap, width, spread):
 
 
 @njit(cache=True)
+def _vgrown(table):
+    keys, probs, _, n = table
+    bigger = _vtable(2 * keys.shape[0], keys.shape[1], (probs.shape[1] - 3) // 2)
+    k2, p2, s2, n2 = bigger
+    for e in range(n[0]):
+        k2[e] = keys[e]
+        p2[e] = probs[e]
+        s2[_slot(k2, s2, keys[e], _hash(keys[e]))] = e
+    n2[0] = n[0]
+    return bigger
+
+
+@njit(cache=True, inline="always")
 def _vrow(table, vec, h):
     """The table (grown when full) and the index of row ``vec`` (hash h), inserted with no
     probability if new."""
     if table[3][0] == table[0].shape[0]:
-        keys, probs, _, n = table
-        bigger = _vtable(2 * keys.shape[0], keys.shape[1], (probs.shape[1] - 3) // 2)
-        k2, p2, s2, n2 = bigger
-        for e in range(n[0]):
-            k2[e] = keys[e]
-            p2[e] = probs[e]
-            s2[_slot(k2, s2, keys[e], _hash(keys[e]))] = e
-        n2[0] = n[0]
-        table = bigger
+        table = _vgrown(table)
     keys, probs, slots, n = table
     i = _slot(keys, slots, vec, h)
     e = slots[i]
@@ -202,7 +207,7 @@ def _offsets(G, U):
     return 6 * G, inside, fate, fate + 2 * U
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _decode(vec, cnt, dmg, inside, fate):
     G, U = cnt.shape[1], inside.shape[1]
     o_dmg, o_in, o_fate, _ = _offsets(G, U)
@@ -216,7 +221,7 @@ def _decode(vec, cnt, dmg, inside, fate):
             fate[s, u] = vec[o_fate + s * U + u]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _encode(cnt, dmg, inside, fate, r, vec):
     """The state vector of a fight at a round's start (nothing stopped, nothing caused)."""
     G, U = cnt.shape[1], inside.shape[1]
@@ -275,27 +280,25 @@ def _alive(plan, cnt, alive, multi):
             alive[s, u] = a
 
 
-@njit(cache=True)
-def _pmf(plan, which, s, g, p, f, n, out):
-    """Binomial(n, P) into out[:n + 1], P the plan's p_wound (which 0) or p_unsaved (1) of
-    part (s, g, p) against group f: the kernel's table row, or past the table the same
-    recurrence."""
-    top = plan.cdf_top[which, s, g, p, f]
+@njit(cache=True, inline="always")
+def _pmf(cdf, offset, top, chance, n, out):
+    """Binomial(n, chance) into out[:n + 1]: the kernel's table row (``offset``, ``top``
+    from the plan's cdf_offset and cdf_top), or past the table the same recurrence. The
+    plan's arrays are not passed, so the call costs no reference counting of them."""
     if n > top:
-        chance = plan.p_wound[s, g, p, f] if which == 0 else plan.p_unsaved[s, g, p, f]
         out[:n + 1] = binomial_pmf(n, chance)
         return
-    row = plan.cdf_offset[which, s, g, p, f] + ((n * (n + 1)) >> 1)
+    row = offset + ((n * (n + 1)) >> 1)
     before = 0.0
     for k in range(n + 1):
-        c = plan.cdf[row + k]
+        c = cdf[row + k]
         out[k] = c - before
         before = c
 
 
 # --- one strike step ---------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _allocate(plan, table, x, px, pmf, n, t, v, s, g, p, multi, w):
     """Part (s, g, p) hits unit v of side t (models ``x``) with Binomial hits ``pmf[:n+1]``;
     add every resulting side-t vector to ``table`` (R0-8, R0-9, the kernel's
@@ -318,7 +321,8 @@ def _allocate(plan, table, x, px, pmf, n, t, v, s, g, p, multi, w):
     for h in range(1, fit + 1):
         if pmf[h] == 0.0:
             continue
-        _pmf(plan, 1, s, g, p, rg, h, bpmf)
+        _pmf(plan.cdf, plan.cdf_offset[1, s, g, p, rg], plan.cdf_top[1, s, g, p, rg],
+             plan.p_unsaved[s, g, p, rg], h, bpmf)
         for u in range(h + 1):
             acc_b[u] += pmf[h] * bpmf[u]
     for u in range(fit + 1):
@@ -435,7 +439,8 @@ def _step(plan, r, k, state, lead, out, ended, multi, w, st, tables, later):
         n = 0 if f < 0 else cnt[s, g, p] * plan.attacks[r, s, g, p]
         nh[j] = n
         if n > 0:
-            _pmf(plan, 0, s, g, p, f, n, hp[j])
+            _pmf(plan.cdf, plan.cdf_offset[0, s, g, p, f], plan.cdf_top[0, s, g, p, f],
+                 plan.p_wound[s, g, p, f], n, hp[j])
     _side_vec(cnt, dmg, 0, vec)
     before0 = _wounds_taken(plan, vec, 0, 0, G)
     _side_vec(cnt, dmg, 1, vec)
