@@ -11,8 +11,10 @@ advance rolls (R0-12), the last two jointly since the pursuit roll is also the a
 
 A fight state is one int64 vector: every group's models per place and the wounds on its
 wounded model, each unit's in-the-fight flag and fate, and the round type (the charge round,
-a later round, the charge round of a new combat after an advance). Within a round it also
-carries whether the round stopped early and each side's unsaved wounds so far (R0-10).
+a later round, the charge round of a new combat after an advance), and side 0's lead in
+unsaved wounds this round (R0-10). Between the strike steps of a round the states that
+differ only in their lead share one row with a probability per lead; at the round's end only
+the lead's sign is kept.
 Targets follow from who is in the fight, and a unit's losses and wounds from its models, so
 neither is stored. Equal states are merged in hash tables (rows of int64), so the work grows
 with the reachable states, not with the paths.
@@ -23,7 +25,7 @@ import numpy as np
 from numba import njit
 
 from odds.core.exact import binomial_pmf, check_states
-from odds.core.outcome import (ATTACKER, CAUGHT, COLUMNS, DESTROYED, MUTUAL, NO_FIGHT, NONE,
+from odds.core.outcome import (ATTACKER, COLUMNS, MUTUAL, NO_FIGHT, NONE,
                                UNIT_CAUGHT, UNIT_DESTROYED, UNIT_FLED, UNIT_STANDING,
                                UNIT_UNREACHED, UNRESOLVED)
 from odds.rulesets.wh40k3.compile import ADVANCE, CONTACT, FIRST, LATER
@@ -200,8 +202,8 @@ def _vrow(table, vec, h):
 @njit(cache=True, inline="always")
 def _offsets(G, U):
     """Where the parts of a state vector start: cnt (2, G, 3), dmg (2, G), inside (2, U),
-    fate (2, U), then round type, stopped, and the unsaved wounds side 0 caused this round
-    less those side 1 caused (at the round's end only its sign)."""
+    fate (2, U), then the round type and the unsaved wounds side 0 caused this round less
+    those side 1 caused (at the round's end only its sign)."""
     inside = 8 * G
     fate = inside + 2 * U
     return 6 * G, inside, fate, fate + 2 * U
@@ -223,7 +225,7 @@ def _decode(vec, cnt, dmg, inside, fate):
 
 @njit(cache=True, inline="always")
 def _encode(cnt, dmg, inside, fate, r, vec):
-    """The state vector of a fight at a round's start (nothing stopped, nothing caused)."""
+    """The state vector of a fight at a round's start (no lead yet)."""
     G, U = cnt.shape[1], inside.shape[1]
     o_dmg, o_in, o_fate, o_r = _offsets(G, U)
     for s in range(2):
@@ -236,7 +238,6 @@ def _encode(cnt, dmg, inside, fate, r, vec):
             vec[o_fate + s * U + u] = fate[s, u]
     vec[o_r] = r
     vec[o_r + 1] = 0
-    vec[o_r + 2] = 0
 
 
 @njit(cache=True, inline="always")
@@ -464,7 +465,7 @@ def _step(plan, r, k, state, lead, out, ended, multi, w, st, tables, later):
     part = np.empty((2, max(n0[0], n1[0])), np.int64)
     gone = w[10]
     vec[:] = state
-    vec[o_r + 2] = 0
+    vec[o_r + 1] = 0
     base = _hash(vec)
     for t in range(2):
         keys_t, n_t = (keys0, n0[0]) if t == 0 else (keys1, n1[0])
@@ -536,10 +537,10 @@ def _step(plan, r, k, state, lead, out, ended, multi, w, st, tables, later):
                         else:
                             level += lead[i] * pab
                 for sign, mass in ((1, ahead), (0, level), (-1, behind)):
-                    vec[o_r + 2] = sign
-                    ended = _add_hashed(ended, vec, h + sign * HASH[o_r + 2], mass)
+                    vec[o_r + 1] = sign
+                    ended = _add_hashed(ended, vec, h + sign * HASH[o_r + 1], mass)
             else:
-                vec[o_r + 2] = 0
+                vec[o_r + 1] = 0
                 out, e = _vrow(out, vec, h)
                 to = out[1][e]
                 to[won] += lead[won] * pab
@@ -565,10 +566,11 @@ def _gone(plan, side, t, multi, gone):
 
 
 @njit(cache=True)
-def _strikes(plan, live, multi, st, w, tables, later):
+def _strikes(plan, live, multi, st, w, tables, later, limit):
     """The strike steps of one round from every live state at once (states of several round
     types step together); returns the states at the round's end, keeping of the wounds
-    caused only which side caused more (R0-10), so that they merge before the result."""
+    caused only which side caused more (R0-10), so that they merge before the result, and
+    the most states a step held. It stops once a step holds more than ``limit``."""
     G, U = plan.count.shape[1], plan.unit_size.shape[1]
     o_r = _offsets(G, U)[3]
     width = live[0].shape[1]
@@ -599,13 +601,15 @@ def _strikes(plan, live, multi, st, w, tables, later):
                         d = j - spread
                         sign = 1 if j == 2 * spread + 1 else (-1 if j == 2 * spread + 2
                                                               else (d > 0) - (d < 0))
-                        vec[o_r + 2] = sign
+                        vec[o_r + 1] = sign
                         ended = _add(ended, vec, leads[i, j])
             else:
                 after, ended, tables = _step(plan, r, k, keys[i], leads[i], after, ended,
                                              multi, w, st, tables, later)
+            if after[3][0] > limit or ended[3][0] > limit:
+                return ended, tables, max(after[3][0], ended[3][0])
         now = after
-    return ended, tables
+    return ended, tables, ended[3][0]
 
 
 # --- the result, morale, pursuit and advance -----------------------------------------------
@@ -667,7 +671,7 @@ def _after_round(plan, state, pe, rnd, multi, nxt, rows, mo):
     o_r = _offsets(G, U)[3]
     _decode(state, cnt, dmg, inside, fate)
     _alive(plan, cnt, alive[0], multi)
-    more = state[o_r + 2]  # 1: side 0 caused more unsaved wounds, -1: side 1, 0: as many
+    more = state[o_r + 1]  # 1: side 0 caused more unsaved wounds, -1: side 1, 0: as many
     n0 = _standing(plan, inside, alive[0], 0, multi)
     n1 = _standing(plan, inside, alive[0], 1, multi)
     if n0 == 0 or n1 == 0:  # R0-10: a destroyed side loses whatever the wounds
@@ -836,7 +840,7 @@ def _walk(plan, multi, max_states, n_columns, p_fight):
     fights' rows, their probabilities and the live states after each round (stopping early
     once a round holds more than ``max_states``)."""
     G, U = plan.count.shape[1], plan.unit_size.shape[1]
-    width = _offsets(G, U)[3] + 3
+    width = _offsets(G, U)[3] + 2
     most = 1
     for r in range(plan.attacks.shape[0]):
         for s in range(2):
@@ -888,7 +892,12 @@ def _walk(plan, multi, max_states, n_columns, p_fight):
     counts[0] = live[3][0]
     for rnd in range(1, plan.max_rounds + 1):
         keys, probs, _, n = live
-        ended, tables = _strikes(plan, live, multi, st, w, tables, later)
+        # within a round a step may hold a few times the live states, at most 4 max_states
+        ended, tables, held = _strikes(plan, live, multi, st, w, tables, later, 4 * max_states)
+        if held > 4 * max_states:
+            counts[rnd] = held
+            return rows[0][:rows[3][0]].copy(), rows[1][:rows[3][0]].copy(), \
+                counts[:rnd + 1].copy()
         keys, probs, _, n = ended
         nxt = _table(max(16, n[0]), width)
         for i in range(n[0]):
