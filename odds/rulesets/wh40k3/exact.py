@@ -367,7 +367,7 @@ def _allocate(plan, table, x, px, pmf, n, t, v, s, g, p, multi, w):
     return table
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _struck(plan, r, k, t, cnt, dmg, hp, nh, target, multi, w, table, spare):
     """The distribution of side t's models after the parts of the enemy striking in step k
     allocate their hits, in the kernel's part order. ``table`` and ``spare`` are reused;
@@ -409,8 +409,8 @@ def _later_attacks(plan, r, k, side, t, later):
 DECIDED = 1 << 40  # the round's result is decided: no later step can turn it (R0-10)
 
 
-@njit(cache=True)
-def _step(plan, r, k, state, lead, out, ended, multi, w, st, tables, later):
+@njit(cache=True, inline="always")
+def _strike(plan, r, k, state, lead, out, ended, multi, w, st, tables, later):
     """Strike step k of round type r from one state (R0-4 ... R0-9, R0-13): every part
     rolls against the models standing at the step's start, each side's losses are
     independent given them, casualties go at the step's end. The wounds caused are kept as
@@ -553,6 +553,36 @@ def _step(plan, r, k, state, lead, out, ended, multi, w, st, tables, later):
     return out, ended, (side0, b0, side1, b1)
 
 
+@njit(cache=True)
+def _step(plan, k, now, ended, multi, w, st, tables, later, limit):
+    """Strike step k of every state in ``now`` (each of its own round type); returns the
+    states after it, the round's ended states and the reused side tables. It stops early
+    once either holds more than ``limit`` states."""
+    G, U = plan.count.shape[1], plan.unit_size.shape[1]
+    o_r = _offsets(G, U)[3]
+    keys, leads, _, n = now
+    spread = (leads.shape[1] - 3) // 2
+    after = _vtable(max(16, 2 * n[0]), keys.shape[1], spread)
+    vec = st[-1]
+    for i in range(n[0]):
+        r = keys[i, o_r]
+        if plan.steps[r, k] >= 0:
+            after, ended, tables = _strike(plan, r, k, keys[i], leads[i], after, ended, multi,
+                                           w, st, tables, later)
+            if after[3][0] > limit or ended[3][0] > limit:
+                break
+            continue
+        vec[:] = keys[i]  # no such step: the round is over
+        for j in range(2 * spread + 3):
+            if leads[i, j] > 0.0:
+                d = j - spread
+                sign = 1 if j == 2 * spread + 1 else (-1 if j == 2 * spread + 2
+                                                      else (d > 0) - (d < 0))
+                vec[o_r + 1] = sign
+                ended = _add(ended, vec, leads[i, j])
+    return after, ended, tables
+
+
 @njit(cache=True, inline="always")
 def _gone(plan, side, t, multi, gone):
     """gone[t, u]: whether unit u of side t (models ``side``) has no model left."""
@@ -571,8 +601,7 @@ def _strikes(plan, live, multi, st, w, tables, later, limit):
     types step together); returns the states at the round's end, keeping of the wounds
     caused only which side caused more (R0-10), so that they merge before the result, and
     the most states a step held. It stops once a step holds more than ``limit``."""
-    G, U = plan.count.shape[1], plan.unit_size.shape[1]
-    o_r = _offsets(G, U)[3]
+    G = plan.count.shape[1]
     width = live[0].shape[1]
     ended = _table(max(16, 4 * live[3][0]), width)
     spread = 0  # the largest lead either side can have: its enemy's wound points
@@ -586,29 +615,12 @@ def _strikes(plan, live, multi, st, w, tables, later, limit):
     for i in range(n[0]):
         now, e = _vrow(now, keys[i], _hash(keys[i]))
         now[1][e, spread] = probs[i]
-    vec = np.empty(width, np.int64)
     for k in range(plan.steps.shape[1]):
-        keys, leads, _, n = now
-        if n[0] == 0:
+        if now[3][0] == 0:
             break
-        after = _vtable(max(16, 2 * n[0]), width, spread)
-        for i in range(n[0]):
-            r = keys[i, o_r]
-            if plan.steps[r, k] < 0:  # no such step: the round is over
-                vec[:] = keys[i]
-                for j in range(2 * spread + 3):
-                    if leads[i, j] > 0.0:
-                        d = j - spread
-                        sign = 1 if j == 2 * spread + 1 else (-1 if j == 2 * spread + 2
-                                                              else (d > 0) - (d < 0))
-                        vec[o_r + 1] = sign
-                        ended = _add(ended, vec, leads[i, j])
-            else:
-                after, ended, tables = _step(plan, r, k, keys[i], leads[i], after, ended,
-                                             multi, w, st, tables, later)
-            if after[3][0] > limit or ended[3][0] > limit:
-                return ended, tables, max(after[3][0], ended[3][0])
-        now = after
+        now, ended, tables = _step(plan, k, now, ended, multi, w, st, tables, later, limit)
+        if now[3][0] > limit or ended[3][0] > limit:
+            return ended, tables, max(now[3][0], ended[3][0])
     return ended, tables, ended[3][0]
 
 
@@ -663,6 +675,18 @@ def _go_on(plan, nxt, cnt, dmg, inside, fate, r, multi, vec, work, prob):
 
 
 @njit(cache=True)
+def _results(plan, ended, rnd, multi, nxt, rows, mo, max_states):
+    """The result and morale of every state at the end of round ``rnd``; stops once more
+    than ``max_states`` fights go on."""
+    keys, probs, _, n = ended
+    for i in range(n[0]):
+        nxt, rows = _after_round(plan, keys[i], probs[i], rnd, multi, nxt, rows, mo)
+        if nxt[3][0] > max_states:
+            break
+    return nxt, rows
+
+
+@njit(cache=True, inline="always")
 def _after_round(plan, state, pe, rnd, multi, nxt, rows, mo):
     """The combat result (R0-10), the loser's Ld tests and fall-back (R0-11), pursuit and
     the advance into a fresh unit (R0-12, R0-13), each die enumerated."""
@@ -899,14 +923,12 @@ def _walk(plan, multi, max_states, n_columns, p_fight):
             return rows[0][:rows[3][0]].copy(), rows[1][:rows[3][0]].copy(), \
                 counts[:rnd + 1].copy()
         keys, probs, _, n = ended
-        nxt = _table(max(16, n[0]), width)
-        for i in range(n[0]):
-            nxt, rows = _after_round(plan, keys[i], probs[i], rnd, multi, nxt, rows, mo)
-            if nxt[3][0] > max_states:
-                counts[rnd] = nxt[3][0]
-                return rows[0][:rows[3][0]].copy(), rows[1][:rows[3][0]].copy(), \
-                    counts[:rnd + 1].copy()
+        nxt, rows = _results(plan, ended, rnd, multi, _table(max(16, n[0]), width), rows, mo,
+                             max_states)
         counts[rnd] = nxt[3][0]
+        if nxt[3][0] > max_states:
+            return rows[0][:rows[3][0]].copy(), rows[1][:rows[3][0]].copy(), \
+                counts[:rnd + 1].copy()
         live = nxt
     keys, probs, _, n = live
     for i in range(n[0]):  # still fighting after max_rounds
