@@ -626,7 +626,7 @@ def _strikes(plan, live, multi, st, w, tables, later, limit):
 
 # --- the result, morale, pursuit and advance -----------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _emit(plan, rows, cnt, dmg, fate, winner, end, rounds, multi, row, prob):
     """Add the kernel's outcome row of a fight that ended so (R0-13 per-unit columns)."""
     row[0], row[1], row[2] = winner, end, rounds
@@ -654,7 +654,7 @@ def _emit(plan, rows, cnt, dmg, fate, winner, end, rounds, multi, row, prob):
     return _add(rows, row, prob)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _go_on(plan, nxt, cnt, dmg, inside, fate, r, multi, vec, work, prob):
     """A fight that goes on: every unit in it piles in (R0-11, R0-14), or after an advance
     (r >= ADVANCE) is placed anew by its limits (R0-12); units out of the fight keep only
@@ -733,15 +733,16 @@ def _after_round(plan, state, pe, rnd, multi, nxt, rows, mo):
             fates[x, f] = UNIT_STANDING
             nxt = _go_on(plan, nxt, cnt, dmg, ins, fates, ADVANCE + y, multi, vec, work, p)
         return nxt, rows
-    if more != 0:
-        return _fall_back(plan, 1 if more > 0 else 0, False, pe, rnd, multi, nxt, rows, mo)
-    # R0-10: equal wounds, a D6 roll-off; equal again is a draw (R0-14)
-    nxt = _go_on(plan, nxt, cnt, dmg, inside, fate, LATER, multi, vec, work, pe / 6)
-    nxt, rows = _fall_back(plan, 1, True, pe * 5 / 12, rnd, multi, nxt, rows, mo)
-    return _fall_back(plan, 0, True, pe * 5 / 12, rnd, multi, nxt, rows, mo)
+    if more == 0:  # R0-10: equal wounds, a D6 roll-off; equal again is a draw (R0-14)
+        nxt = _go_on(plan, nxt, cnt, dmg, inside, fate, LATER, multi, vec, work, pe / 6)
+    for loser in range(2):  # side 1 loses when side 0 caused more or won the roll-off
+        if more == 0 or (more > 0) == (loser == 1):
+            nxt, rows = _fall_back(plan, loser, more == 0, pe * 5 / 12 if more == 0 else pe,
+                                   rnd, multi, nxt, rows, mo)
+    return nxt, rows
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _fall_back(plan, loser, rolled_off, pe, rnd, multi, nxt, rows, mo):
     """The loser's units test Ld, those that fail fall back 2D6 and the winners pursue: each
     fleeing unit is caught if the best pursuit roll beats its own; after the last unit left,
