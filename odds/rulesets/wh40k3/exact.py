@@ -197,6 +197,37 @@ def _vrow(table, vec, h):
     return table, e
 
 
+@njit(cache=True)
+def _reserve(table, extra):
+    """The table, grown so that ``extra`` more rows fit."""
+    while table[3][0] + extra > table[0].shape[0]:
+        table = _grown(table)
+    return table
+
+
+@njit(cache=True)
+def _vreserve(table, extra):
+    """:func:`_reserve` for a table with a probability per lead."""
+    while table[3][0] + extra > table[0].shape[0]:
+        table = _vgrown(table)
+    return table
+
+
+@njit(cache=True, inline="always")
+def _put(keys, slots, n, vec, h):
+    """The index of row ``vec`` (hash h) in a table with room for it, inserted if new (its
+    probability then to be set by the caller)."""
+    i = _slot(keys, slots, vec, h)
+    e = slots[i]
+    if e < 0:
+        e = n[0]
+        keys[e] = vec
+        slots[i] = e
+        n[0] = e + 1
+        return e, True
+    return e, False
+
+
 # --- fight states ------------------------------------------------------------------------
 
 @njit(cache=True, inline="always")
@@ -503,6 +534,11 @@ def _strike(plan, r, k, state, lead, out, ended, multi, w, st, tables, later):
         if lead[i] > 0.0:
             low = min(low, i)
             high = i
+    # room for every pair, so that the tables do not move while they are filled
+    out = _vreserve(out, n0[0] * n1[0])
+    ended = _reserve(ended, 3 * n0[0] * n1[0])
+    out_keys, out_leads, out_slots, out_n = out
+    end_keys, end_probs, end_slots, end_n = ended
     for a in range(n0[0]):
         for b in range(n1[0]):
             vec[:] = state
@@ -537,19 +573,23 @@ def _strike(plan, r, k, state, lead, out, ended, multi, w, st, tables, later):
                         else:
                             level += lead[i] * pab
                 for sign, mass in ((1, ahead), (0, level), (-1, behind)):
-                    vec[o_r + 1] = sign
-                    ended = _add_hashed(ended, vec, h + sign * HASH[o_r + 1], mass)
+                    if mass > 0.0:
+                        vec[o_r + 1] = sign
+                        e, new = _put(end_keys, end_slots, end_n, vec,
+                                      h + sign * HASH[o_r + 1])
+                        end_probs[e] = mass if new else end_probs[e] + mass
             else:
                 vec[o_r + 1] = 0
-                out, e = _vrow(out, vec, h)
-                to = out[1][e]
-                to[won] += lead[won] * pab
-                to[lost] += lead[lost] * pab
+                e, new = _put(out_keys, out_slots, out_n, vec, h)
+                if new:
+                    out_leads[e, :] = 0.0
+                out_leads[e, won] += lead[won] * pab
+                out_leads[e, lost] += lead[lost] * pab
                 for i in range(low, high + 1):
                     if lead[i] > 0.0:
                         d = i - spread + change
                         j = won if d > more1 else (lost if -d > more0 else d + spread)
-                        to[j] += lead[i] * pab
+                        out_leads[e, j] += lead[i] * pab
     return out, ended, (side0, b0, side1, b1)
 
 
