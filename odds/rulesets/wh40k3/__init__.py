@@ -14,6 +14,7 @@ RULESET = Ruleset(
     check=rules.check,
     compile=compile_plan,
     kernel="odds.rulesets.wh40k3.kernel",
+    exact="odds.rulesets.wh40k3.exact",
     points=rules.points,
     rule_ids=tuple(f"R0-{i}" for i in range(1, 17)),
     multi_unit=True,
