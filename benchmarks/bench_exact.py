@@ -44,11 +44,15 @@ def main(argv=None) -> None:
     parser.add_argument("--passes", type=int, default=3, help="timed passes (default 3)")
     parser.add_argument("--threads", type=int, default=None,
                         help="simulation threads (default all cores)")
+    parser.add_argument("--max-states", type=int, default=exact.MAX_STATES,
+                        help="the solver's state bound, for every ruleset (default "
+                             f"{exact.MAX_STATES:,}, above the smaller defaults of some)")
     args = parser.parse_args(argv)
     runner.set_threads(args.threads)
     print(machine_line())
     print(f"simulation: simulate(precision={PRECISION}) on {args.threads or 'all'} threads; "
-          f"exact: one thread; medians of {args.passes} after a warm-up\n")
+          f"exact: one thread, max_states {args.max_states:,}; medians of {args.passes} after "
+          "a warm-up; both times from the scenario to the Result\n")
     head = (f"{'scenario':47} {'states':>8} {'first s':>8} {'exact ms':>9} {'sim s':>7} "
             f"{'fights':>11} {'sim/exact':>10}")
     print(head)
@@ -61,7 +65,8 @@ def main(argv=None) -> None:
         if reason is not None:
             print(f"{path.stem:47} not covered: {reason}")
             continue
-        solve = lambda: odds.simulate(scenario, method="exact", quiet=True)  # noqa: E731
+        solve = lambda: odds.simulate(scenario, method="exact", quiet=True,  # noqa: E731
+                                      max_states=args.max_states)
         first, solved = timed(solve, 1)
         t_exact, solved = timed(solve, args.passes)
         sim = lambda: odds.simulate(scenario, precision=PRECISION, quiet=True)  # noqa: E731

@@ -49,8 +49,8 @@ def simulate(scenario: Scenario | dict | str | Path, *, trials: int | None = Non
     the exact loss and round distributions (``Result.method == "exact"``, ``trials`` and
     ``seed`` None, every interval the point itself), walking the distribution of fight states
     round by round; a scenario the ruleset's solver does not cover, or one needing more than
-    ``max_states`` fight states at once (default 1,000,000; mordheim 20,000), is a
-    ScenarioError.
+    ``max_states`` fight states at once (default 1,000,000; mordheim and wh40k3 20,000),
+    is a ScenarioError.
     ``method="auto"`` solves when it can and simulates otherwise, saying why in
     ``Result.method_note`` (printed by the CLI). ``trials``, ``seed``, ``threads``,
     ``precision``, ``keep_fights`` and ``client`` are for simulation: an error with
