@@ -342,13 +342,17 @@ def test_leadership_pass_is_2d6_at_most_Ld_R0_11(ld, side_ld):
 
 # --- (e) pursuit ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("engagement, expected", [
+PURSUIT_CASES = [  # engagement, P(caught) as an icepool die (None: never), R0-12
     ({}, TWO_D6 > TWO_D6),
     ({"pursuit_difficult_terrain": True}, TWO_D6 > TWO_D6),
     ({"pursuit_difficult_terrain": True, "pursuit_halving_affects_catch": True},
      TWO_D6 > 2 * TWO_D6),
     ({"pursue": False}, None),
-], ids=["open_ground", "difficult_raw_dice", "difficult_halved", "pursue_false"])
+]
+PURSUIT_IDS = ["open_ground", "difficult_raw_dice", "difficult_halved", "pursue_false"]
+
+
+@pytest.mark.parametrize("engagement, expected", PURSUIT_CASES, ids=PURSUIT_IDS)
 def test_pursuit_catch_probability_R0_12(engagement, expected):
     """The loser (Ld 1) always fails; it is caught iff the winner's 2D6 beats its 2D6 fall
     back (1150/2592 on open ground), or half the pursuit roll beats it with

@@ -26,8 +26,9 @@ from odds.core.outcome import (CAUGHT, COLUMNS, NO_FIGHT, UNIT_CAUGHT, UNIT_DEST
 from odds.rulesets import get_ruleset
 from odds.rulesets.wh40k3 import exact as solver
 from odds.scenario import as_scenario
-from test_wh40k3_exact import (D6, MARINE, TWO_D6, M, _loser_known, binomial_pmf,
-                               p_at_least, scenario, to_hit_closed_form, to_wound_closed_form)
+from test_wh40k3_exact import (D6, MARINE, PURSUIT_CASES, PURSUIT_IDS, TWO_D6, M, _loser_known,
+                               binomial_pmf, p_at_least, scenario, to_hit_closed_form,
+                               to_wound_closed_form)
 from test_wh40k3_parity import CASES, build
 from test_wh40k3_units_exact import (GROT, RUNT, catches, grots, p_2d6, reaches, warbosses)
 from units_scenarios import fight, models, unit
@@ -167,13 +168,7 @@ def test_leadership_pass_is_2d6_at_most_Ld_R0_11(ld, side_ld):
     assert abs(held - float(TWO_D6.probability("<=", effective))) < 1e-12
 
 
-@pytest.mark.parametrize("engagement, expected", [
-    ({}, TWO_D6 > TWO_D6),
-    ({"pursuit_difficult_terrain": True}, TWO_D6 > TWO_D6),
-    ({"pursuit_difficult_terrain": True, "pursuit_halving_affects_catch": True},
-     TWO_D6 > 2 * TWO_D6),
-    ({"pursue": False}, None),
-], ids=["open_ground", "difficult_raw_dice", "difficult_halved", "pursue_false"])
+@pytest.mark.parametrize("engagement, expected", PURSUIT_CASES, ids=PURSUIT_IDS)
 def test_pursuit_catch_probability_R0_12(engagement, expected):
     """The Ld 1 loser always falls back; caught iff the pursuit 2D6 beats its 2D6 (1150/2592
     on open ground), exactly."""

@@ -121,9 +121,9 @@ def _clear(table):
 
 
 @njit(cache=True)
-def _grown(table):
+def _moved(table, bigger):
+    """``bigger``, an empty table (of either kind), holding ``table``'s rows."""
     keys, probs, _, n = table
-    bigger = _table(2 * keys.shape[0], keys.shape[1])
     k2, p2, s2, n2 = bigger
     for e in range(n[0]):
         k2[e] = keys[e]
@@ -131,6 +131,11 @@ def _grown(table):
         s2[_slot(k2, s2, keys[e], _hash(keys[e]))] = e
     n2[0] = n[0]
     return bigger
+
+
+@njit(cache=True)
+def _grown(table):
+    return _moved(table, _table(2 * table[0].shape[0], table[0].shape[1]))
 
 
 @njit(cache=True, inline="always")
@@ -173,15 +178,8 @@ def _vtable(cap, width, spread):
 
 @njit(cache=True)
 def _vgrown(table):
-    keys, probs, _, n = table
-    bigger = _vtable(2 * keys.shape[0], keys.shape[1], (probs.shape[1] - 3) // 2)
-    k2, p2, s2, n2 = bigger
-    for e in range(n[0]):
-        k2[e] = keys[e]
-        p2[e] = probs[e]
-        s2[_slot(k2, s2, keys[e], _hash(keys[e]))] = e
-    n2[0] = n[0]
-    return bigger
+    keys, probs = table[0], table[1]
+    return _moved(table, _vtable(2 * keys.shape[0], keys.shape[1], (probs.shape[1] - 3) // 2))
 
 
 @njit(cache=True, inline="always")
