@@ -138,14 +138,14 @@ def _grown(table):
     return _moved(table, _table(2 * table[0].shape[0], table[0].shape[1]))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _add(table, vec, p):
     """Add probability p to the row ``vec`` (inserted if new); returns the table (grown when
     full)."""
     return _add_hashed(table, vec, _hash(vec), p)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _add_hashed(table, vec, h, p):
     """:func:`_add` of a row whose hash h is known."""
     if p == 0.0:
@@ -182,7 +182,7 @@ def _vgrown(table):
     return _moved(table, _vtable(2 * keys.shape[0], keys.shape[1], (probs.shape[1] - 3) // 2))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _vrow(table, vec, h):
     """The table (grown when full) and the index of row ``vec`` (hash h), inserted with no
     probability if new."""
@@ -216,7 +216,7 @@ def _vreserve(table, extra):
     return table
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _put(keys, slots, n, vec, h):
     """The index of row ``vec`` (hash h) in a table with room for it, inserted if new (its
     probability then to be set by the caller)."""
@@ -243,7 +243,7 @@ def _offsets(G, U):
     return 6 * G, inside, fate, fate + 2 * U
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _decode(vec, cnt, dmg, inside, fate):
     G, U = cnt.shape[1], inside.shape[1]
     o_dmg, o_in, o_fate, _ = _offsets(G, U)
@@ -257,7 +257,7 @@ def _decode(vec, cnt, dmg, inside, fate):
             fate[s, u] = vec[o_fate + s * U + u]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _encode(cnt, dmg, inside, fate, r, vec):
     """The state vector of a fight at a round's start (no lead yet)."""
     G, U = cnt.shape[1], inside.shape[1]
@@ -274,7 +274,7 @@ def _encode(cnt, dmg, inside, fate, r, vec):
     vec[o_r + 1] = 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _side_vec(cnt, dmg, t, out):
     """Side t's models: (cnt[t] flattened, dmg[t])."""
     G = cnt.shape[1]
@@ -284,7 +284,7 @@ def _side_vec(cnt, dmg, t, out):
         out[3 * G + g] = dmg[t, g]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _load_side(vec, cnt, dmg, t):
     G = cnt.shape[1]
     for g in range(G):
@@ -293,7 +293,7 @@ def _load_side(vec, cnt, dmg, t):
         dmg[t, g] = vec[3 * G + g]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _wounds_taken(plan, side, t, first, n):
     """Unsaved wounds side t's groups first .. first + n - 1 have taken (side vector)."""
     G = plan.count.shape[1]
@@ -304,7 +304,7 @@ def _wounds_taken(plan, side, t, first, n):
     return w
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _alive(plan, cnt, alive, multi):
     for s in range(2):
         for u in range(_n(plan, s, multi)):
@@ -315,7 +315,7 @@ def _alive(plan, cnt, alive, multi):
             alive[s, u] = a
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _pmf(cdf, offset, top, chance, n, out):
     """Binomial(n, chance) into out[:n + 1]: the kernel's table row (``offset``, ``top``
     from the plan's cdf_offset and cdf_top), or past the table the same recurrence. The
@@ -428,7 +428,7 @@ def _struck(plan, r, k, t, cnt, dmg, hp, nh, target, multi, w, table, spare):
     return table, spare
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _later_attacks(plan, r, k, side, t, later):
     """At most how many attacks side t's parts (models ``side``) make after step k."""
     G = plan.count.shape[1]
@@ -626,7 +626,7 @@ def _step(plan, k, now, ended, multi, w, st, tables, later, limit):
     return after, ended, tables
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _gone(plan, side, t, multi, gone):
     """gone[t, u]: whether unit u of side t (models ``side``) has no model left."""
     for u in range(_n(plan, t, multi)):
