@@ -212,7 +212,9 @@ def outcome_bars(result, ax=None, *, title: str | None = None):
             if k in ("attacker_wins", "defender_wins") or probs[k][0] > 0]
     p = np.array([probs[k][0] for k in keys]) * 100
     err = np.array([[probs[k][0] - probs[k][1], probs[k][2] - probs[k][0]] for k in keys]).T * 100
-    bars = ax.bar(range(len(keys)), p, yerr=err, capsize=4, color=[_colour(k) for k in keys])
+    exact = result.tally.exact  # no interval to draw: each is the point itself
+    bars = ax.bar(range(len(keys)), p, yerr=None if exact else err, capsize=4,
+                  color=[_colour(k) for k in keys])
     ax.bar_label(bars, labels=[_percent(v) for v in p], padding=3, fontsize=8)
     ax.set_xticks(range(len(keys)), [k.replace("_", "\n") for k in keys], fontsize=8)
     ax.set_ylabel("probability (%)")
@@ -249,8 +251,9 @@ def loss_distributions(result, ax=None, *, title: str | None = None):
         name = result.scenario.side(side).name
         ax.bar(x, p, width, color=SIDE_COLOURS[side], label=f"{name} ({side})")
         seen = p > 0
-        ax.errorbar(x[seen], p[seen], yerr=err[:, seen], fmt="none", ecolor="black",
-                    elinewidth=1, capsize=2 if len(p) <= 30 else 0)
+        if not result.tally.exact:
+            ax.errorbar(x[seen], p[seen], yerr=err[:, seen], fmt="none", ecolor="black",
+                        elinewidth=1, capsize=2 if len(p) <= 30 else 0)
         tallest = max(tallest, (p + err[1])[seen].max())
     ax.set_xlabel("models lost")
     ax.set_ylabel("probability (%)")
@@ -277,8 +280,9 @@ def rounds_to_decision(result, ax=None, *, title: str | None = None):
     _integer_ticks(ax.xaxis)
     twin = ax.twinx()
     twin.plot(t.index, t["decided_by"] * 100, "k.-", label="decided by round r (right axis)")
-    twin.fill_between(t.index, t["decided_by_low"] * 100, t["decided_by_high"] * 100,
-                      color="k", alpha=0.15)
+    if not result.tally.exact:
+        twin.fill_between(t.index, t["decided_by_low"] * 100, t["decided_by_high"] * 100,
+                          color="k", alpha=0.15)
     twin.set_ylabel("decided by round r (%)")
     _title(ax, title or f"{result.scenario.name}: rounds to decision ({report.size(result)})")
     handles, labels = ax.get_legend_handles_labels()
@@ -369,6 +373,8 @@ def _fate_bars(ax, frame, y, fates) -> None:
         left += width
     p = frame["destroyed"].to_numpy() * 100
     err = np.vstack([p - frame["destroyed_low"] * 100, frame["destroyed_high"] * 100 - p])
+    if not err.any():  # exact: no interval to draw
+        return
     whiskers = ax.errorbar(p, y + 0.21, xerr=err, fmt="none", ecolor="black", elinewidth=1.2,
                            capsize=2.5, label="95% interval of destroyed (caught included)")
     for line in (*whiskers.lines[1], *whiskers.lines[2]):  # caps, bars: readable on dark
