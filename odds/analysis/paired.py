@@ -169,19 +169,21 @@ class ExactDifference:
     base: Result
 
     def differences(self) -> dict:
+        mine, base = _points(self.result), _points(self.base)
         out = {}
-        for mine, base in ((self.result.probabilities(), self.base.probabilities()),
-                           (self.result.means(), self.base.means())):
-            for key, value in mine.items():
-                d = (value[0] if isinstance(value, tuple) else value) - (
-                    base[key][0] if isinstance(value, tuple) else base[key])
-                out.update(dict.fromkeys((f"{key}_diff", f"{key}_diff_low",
-                                          f"{key}_diff_high"), d))
+        for key, value in mine.items():
+            out.update(dict.fromkeys((f"{key}_diff", f"{key}_diff_low", f"{key}_diff_high"),
+                                     value - base[key]))
         out["paired_trials"] = None
         return out
 
 
-def _solved(results: list, baselines: dict[int, int], note: str | None = None) -> Played:
+def _points(result: Result) -> dict[str, float]:
+    """Every probability and mean of a result, by key."""
+    return {**{key: p for key, (p, _, _) in result.probabilities().items()}, **result.means()}
+
+
+def _solved(results: list, baselines: dict[int, int]) -> Played:
     """The grid's exact results as :func:`play` returns them."""
     def digest(tally) -> bytes:
         h = hashlib.sha256(np.ascontiguousarray(tally.outcomes).tobytes())
@@ -190,7 +192,7 @@ def _solved(results: list, baselines: dict[int, int], note: str | None = None) -
         return h.digest()
 
     pairings = {i: ExactDifference(results[i], results[b]) for i, b in baselines.items()}
-    return Played(results, pairings, [digest(r.tally) for r in results], note)
+    return Played(results, pairings, [digest(r.tally) for r in results])
 
 
 def play(scenarios: list, groups: list[list[int]], baselines: dict[int, int], *, seed: int,
