@@ -133,6 +133,7 @@ def test_exact_comparison_differences_are_the_differences_of_exact_results(empir
                                                                     "attacker_wins_diff"]
     assert (f["method"] == "exact").all() and f["paired_trials"].isna().all()
     text = str(grid)
+    assert "in percentage points, exact" in text and "paired fight by fight" not in text
     assert "solved exactly, at most" in text and "[" not in text.split("means per fight")[0] \
         .split("\n", 3)[3]
     grid.heatmap("attacker_wins_diff")

@@ -107,7 +107,7 @@ class Comparison:
                  f"{report.count(len(self.opponents), 'opponent')}")
         if paired:
             shape += (f"; differences from the baseline {self.baseline!r} in percentage "
-                      f"points, paired fight by fight")
+                      f"points, {'exact' if report.solved(f) else 'paired fight by fight'}")
         lines = [report.title(self.name, f["ruleset"].iloc[0]), shape,
                  report.grid_runs(f, "cell", self.precision, list(f["precision_met"]),
                                  self.method_note), ""]
