@@ -23,6 +23,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 WORKER = r"""
 import json, sys, time
+# the tree's own odds.data too: an editable install's finder would map it to its checkout
+sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in getattr(f, "__module__", "")]
 import odds
 from odds.core import runner
 from odds.rulesets import get_ruleset

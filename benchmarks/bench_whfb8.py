@@ -18,7 +18,7 @@ import common
 naive_whfb8 = common.naive("whfb8")  # tests/naive_whfb8.py
 
 SCENARIOS = ("whfb8_chaos_warriors_vs_goblin_horde.toml", "whfb8_knights_lance_charge.toml",
-             "whfb8_flank_charge_spearmen.toml")
+             "whfb8_flank_charge_spearmen.toml", "whfb8_witch_elves_vs_swordsmen.toml")
 
 
 def reference(scenario):

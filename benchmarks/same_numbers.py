@@ -20,6 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 WORKER = r"""
 import hashlib, sys
+# the tree's own odds.data too: an editable install's finder would map it to its checkout
+sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in getattr(f, "__module__", "")]
 import odds
 from odds.core.outcome import COLUMNS
 result = odds.simulate(sys.argv[1], trials=int(sys.argv[2]), seed=7, keep_fights=True,

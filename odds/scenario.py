@@ -65,7 +65,9 @@ class Scenario:
 
     ``weapons`` holds the scenario's own weapon entries, written inline or read from weapons
     files at load time; ``weapon_sources`` says which file each file entry came from (for
-    error messages). Without a ``name`` the scenario is called "<attacker> vs <defender>".
+    error messages). ``special_rules`` holds its own special rules (``[special_rules."name"]``,
+    for a ruleset whose special rules are data). Without a ``name`` the scenario is called
+    "<attacker> vs <defender>".
     """
 
     ruleset: str
@@ -76,6 +78,7 @@ class Scenario:
     simulation: dict[str, Any] = field(default_factory=dict)
     weapons: dict[str, dict[str, Any]] = field(default_factory=dict)
     rules: dict[str, Any] = field(default_factory=dict)
+    special_rules: dict[str, dict[str, Any]] = field(default_factory=dict)
     source: str = "<python>"
     weapon_sources: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
@@ -109,7 +112,7 @@ class Scenario:
             out["name"] = self.name
         for key in SIDES:
             out[key] = _side_data(self.side(key), s.Where(self.source, key))
-        for key in ("engagement", "simulation", "weapons", "rules"):
+        for key in ("engagement", "simulation", "weapons", "rules", "special_rules"):
             value = getattr(self, key)
             if not isinstance(value, dict):
                 out[key] = value  # for from_dict to say what it must be
@@ -233,7 +236,8 @@ def from_dict(data: dict, source: str = "<python>",
         raise (top / "ruleset").error("is required")
     ruleset_id = s.text(data["ruleset"], top / "ruleset")
     rules = get_ruleset(ruleset_id, top / "ruleset")
-    known = {"ruleset", "name", "engagement", "simulation", "weapons", "rules", "packs", *SIDES}
+    known = {"ruleset", "name", "engagement", "simulation", "weapons", "rules", "special_rules",
+             "packs", *SIDES}
     unknown = sorted(set(data) - known)
     if unknown:
         raise (top / unknown[0]).error(f"unknown key; allowed here: {', '.join(sorted(known))}")
@@ -260,6 +264,8 @@ def from_dict(data: dict, source: str = "<python>",
                             top / "simulation"),
         weapons=weapons,
         rules=s.fields(data.get("rules", {}), rules.rules, top / "rules"),
+        special_rules=_own_special_rules(data.get("special_rules", {}), rules,
+                                         top / "special_rules"),
         source=source,
         weapon_sources=sources,
     )
@@ -268,6 +274,16 @@ def from_dict(data: dict, source: str = "<python>",
         for unit, where in scenario.unit_wheres(key):
             _distinct_names([g.name for g in unit.models], where / "models", "model groups")
     return scenario
+
+
+def _own_special_rules(value, rules, where: s.Where) -> dict[str, dict]:
+    """The scenario's own special rules: a table of entries, each a table the ruleset checks
+    against its special-rule keys (``Ruleset.own_special_rules``)."""
+    entries = {name: s.table(e, where / name) for name, e in s.table(value, where).items()}
+    if entries and not rules.own_special_rules:
+        raise where.error(f"{rules.id} special rules are not data that a scenario can extend "
+                          f"(whfb8's are); name the ruleset's own in each side's rules")
+    return entries
 
 
 def simulation_keys(rules) -> dict:

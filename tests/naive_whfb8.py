@@ -20,7 +20,13 @@ from odds.core.outcome import (
     NONE,
     UNRESOLVED,
 )
-from odds.rulesets.whfb8.rules import charts, equipment, fighting_weapon, troop_types
+from odds.rulesets.whfb8.rules import (
+    charts,
+    equipment,
+    fighting_weapon,
+    group_rules,
+    troop_types,
+)
 
 
 @dataclass
@@ -31,12 +37,13 @@ class Unit:
     width: int
     count: int
     options: dict
-    rules: set
+    rules: list             # SpecialRule entries
     weapon: object
     items: list
     mounted: bool
     mount: dict | None
     horde: int              # files that make a Horde, 0: never
+    killable: bool          # can be slain by a man-sized Killing Blow
     ranks: list = None      # models in each rank, front first
     damage: int = 0         # wounds on the model that will be removed next
     frenzied: bool = False
@@ -45,9 +52,18 @@ class Unit:
     def alive(self) -> int:
         return sum(self.ranks)
 
+    def has(self, key) -> bool:
+        return any(getattr(r, key) for r in self.rules)
+
+    def active(self, first_round, charging) -> list:
+        """The special rules in force this round, by their `when`."""
+        return [r for r in self.rules if r.when == "always"
+                or (first_round and r.when == "first round")
+                or (first_round and charging and r.when == "charging")]
+
     def reset(self) -> None:
         self.ranks = [min(self.width, self.count - i) for i in range(0, self.count, self.width)]
-        self.damage, self.frenzied, self.afraid = 0, "Frenzy" in self.rules, False
+        self.damage, self.frenzied, self.afraid = 0, self.has("frenzy"), False
 
     def remove_one(self) -> None:
         self.ranks[-1] -= 1
@@ -65,11 +81,12 @@ def prepare(scenario):
     for side in (scenario.attacker, scenario.defender):
         g = side.models[0]
         units.append(Unit(profile=g.profile, width=side.options["width"], count=g.count,
-                          options=side.options, rules=set(g.options["rules"]),
+                          options=side.options, rules=group_rules(g, scenario),
                           weapon=fighting_weapon(g, table), items=[table[n] for n in g.equipment],
                           mounted=troop_types()[g.options["troop_type"]].mounted,
                           mount=g.options["mount"],
-                          horde=troop_types()[g.options["troop_type"]].horde_files))
+                          horde=troop_types()[g.options["troop_type"]].horde_files,
+                          killable=troop_types()[g.options["troop_type"]].killing_blow))
     return to_hit, to_wound, units
 
 
@@ -77,8 +94,18 @@ def roll(rng, n=1):
     return sum(rng.randint(1, 6) for _ in range(n))
 
 
+def roll_die(rng, success, reroll=None, forced=False):
+    """One die's final face: re-rolled once, if it is a 1 (``"ones"``), a failure
+    (``"failures"``) or, ``forced`` by the enemy, a success."""
+    face = rng.randint(1, 6)
+    ok = success(face)
+    if (reroll == "ones" and face == 1) or (reroll == "failures" and not ok) or (forced and ok):
+        face = rng.randint(1, 6)
+    return face
+
+
 def movement_roll(rng, unit):
-    dice = [rng.randint(1, 6) for _ in range(3 if "Swiftstride" in unit.rules else 2)]
+    dice = [rng.randint(1, 6) for _ in range(3 if unit.has("swiftstride") else 2)]
     return sum(sorted(dice)[-2:])
 
 
@@ -86,7 +113,16 @@ def leadership(unit):
     return max(unit.profile["Ld"], unit.options["general_Ld"] or 0)
 
 
-def play_fight(scenario, rng: random.Random, prepared) -> dict:
+def attack_sample(scenario, rng: random.Random, trials: int) -> int:
+    """Unsaved wounds from ``trials`` single attacks of the attacker's front model in a later
+    round, nobody afraid: the attack of :func:`play_fight`, alone."""
+    prepared = prepare(scenario)
+    return play_fight(scenario, rng, prepared, attacks=trials)
+
+
+def play_fight(scenario, rng: random.Random, prepared, attacks: int | None = None):
+    """One fight's outcome row; with ``attacks``, only that many of the attacker's attacks
+    (see :func:`attack_sample`)."""
     to_hit, to_wound, units = prepared
     for u in units:
         u.reset()
@@ -112,43 +148,73 @@ def play_fight(scenario, rng: random.Random, prepared) -> dict:
         u = units[s]
         if s != charger and facing != "front":
             return 0
-        extra = not u.mounted and (u.weapon.extra_rank or "Fight in Ranks" in u.rules)
+        extra = not u.mounted and (u.weapon.extra_rank or u.has("extra_rank"))
         n_ranks = int(extra) if resurrection else 1 + extra
         if u.horde and u.ranks[0] >= u.horde:
             n_ranks += 1
         return sum(min(contact, r) for r in u.ranks[1:1 + n_ranks])
 
-    def one_attack(s, ws, strength, reroll):
+    def one_attack(s, ws, strength, effects, rider):
+        """One attack, die by die: to hit, to wound, armour, ward (R2-7 ... R2-9), with the
+        effects of the striker's rules and weapon if ``rider`` (mounts have none)."""
         me, them = units[s], units[1 - s]
+        first_round, charging = effects
+        mine = me.active(first_round, charging) + [me.weapon] if rider else []
+        theirs = them.active(first_round, first_round and (1 - s) == charger)
+
+        def best_reroll(key, sources):
+            given = [getattr(x, key) for x in sources if getattr(x, key)]
+            return "failures" if "failures" in given else ("ones" if given else None)
+
+        reroll = best_reroll("reroll_hit", mine)
+        if rider:
+            p = me.profile
+            first = me.has("strikes_first")
+            last = me.weapon.strikes_last or me.has("strikes_last")
+            if first and not last and p["I"] >= them.profile["I"]:
+                reroll = "failures"
         need = to_hit[(1 if me.afraid else ws) - 1][(1 if them.afraid else them.profile["WS"]) - 1]
-        hit = roll(rng) >= need
-        if not hit and reroll:
-            hit = roll(rng) >= need
-        if not hit:
+        mod = sum(x.hit_modifier for x in mine)
+        face = roll_die(rng, lambda f: f == 6 or (f > 1 and f + mod >= need), reroll)
+        if not (face == 6 or (face > 1 and face + mod >= need)):
             return False
-        need = to_wound[strength - 1][them.profile["T"] - 1]
-        if need > 6 or roll(rng) < need:
-            return False
+        armour_ignored = False
+        if not (face == 6 and any(x.poisoned for x in mine)):
+            need = to_wound[strength - 1][them.profile["T"] - 1]
+            if need > 6:
+                return False
+            mod = sum(x.wound_modifier for x in mine)
+            face = roll_die(rng, lambda f: f == 6 or (f > 1 and f + mod >= need),
+                            best_reroll("reroll_wound", mine))
+            if not (face == 6 or (face > 1 and face + mod >= need)):
+                return False
+            kb = [x.killing_blow for x in mine if x.killing_blow]
+            armour_ignored = face == 6 and ("any" in kb or (kb and them.killable))
         armour = them.profile["Sv"]
         if armour is None:
             armour = min([i.armour for i in them.items if i.armour] + [7])
             armour -= sum(i.armour_bonus for i in them.items) + them.mounted
-        need = max(2, armour + max(0, strength - 3))
-        if need <= 6 and roll(rng) >= need:
+        need = max(2, armour + max(0, strength - 3) + sum(x.armour_piercing for x in mine))
+        if (need <= 6 and not armour_ignored and not any(x.ignores_armour for x in mine)
+                and roll_die(rng, lambda f: f >= need, best_reroll("reroll_armour", theirs),
+                             any(x.enemy_rerolls_armour for x in mine)) >= need):
             return False
         ward = them.profile["Ward"] or 7
         their_front = (1 - s) == charger or facing == "front"
         if (not them.mounted and not them.weapon.is_weapon and any(i.parry for i in them.items)
                 and their_front and not them.frenzied):
             ward = min(ward, 6)
-        return not (ward <= 6 and roll(rng) >= ward)
+        if not any(x.flaming for x in mine):
+            ward = min([ward] + [x.regeneration for x in theirs if x.regeneration])
+        return not (ward <= 6 and roll_die(rng, lambda f: f >= ward,
+                                           best_reroll("reroll_ward", theirs)) >= ward)
 
     def strikers(s, first_round):
-        """(key, attacks, ws, strength, reroll) for each part of unit s."""
-        u, enemy = units[s], units[1 - s]
+        """(key, attacks, ws, strength, rider) for each part of unit s."""
+        u = units[s]
         p = u.profile
-        first = "Always Strikes First" in u.rules
-        last = u.weapon.strikes_last or "Always Strikes Last" in u.rules
+        first = u.has("strikes_first")
+        last = u.weapon.strikes_last or u.has("strikes_last")
         key = (p["I"] + 100 if first and not last else p["I"] - 100 if last and not first
                else p["I"])
         strength = p["S"] + u.weapon.strength_bonus
@@ -157,12 +223,11 @@ def play_fight(scenario, rng: random.Random, prepared) -> dict:
             if s == charger and u.mounted:
                 strength += u.weapon.charge_strength
         strength = min(10, strength)
-        reroll = ((first and not last and p["I"] >= enemy.profile["I"])
-                  or (first_round and "Hatred" in u.rules))
         contact = in_contact(s)
         a = p["A"] + u.frenzied + (0 if u.mounted else u.weapon.extra_attack)
+        a += sum(x.extra_attacks for x in u.active(first_round, s == charger))
         champion = 1 if u.options["champion"] and contact else 0
-        out = [(key, contact * a + champion + supporting(s, contact), p["WS"], strength, reroll)]
+        out = [(key, contact * a + champion + supporting(s, contact), p["WS"], strength, True)]
         if u.mount and u.mount["A"]:
             out.append((u.mount["I"], contact * u.mount["A"], u.mount["WS"], u.mount["S"], False))
         return out
@@ -181,6 +246,11 @@ def play_fight(scenario, rng: random.Random, prepared) -> dict:
                 u.remove_one()
         return taken
 
+    if attacks is not None:
+        g = units[0].profile
+        return sum(one_attack(0, g["WS"], min(10, g["S"] + units[0].weapon.strength_bonus),
+                              (False, False), True) for _ in range(attacks))
+
     if e["reaction"] == "flee":
         fled = movement_roll(rng, units[1 - charger])
         reach = units[charger].profile["M"] + movement_roll(rng, units[charger])
@@ -196,7 +266,8 @@ def play_fight(scenario, rng: random.Random, prepared) -> dict:
         rounds += 1
         for u, other in ((units[0], units[1]), (units[1], units[0])):
             u.afraid = False
-            if ("Fear" in other.rules and "Fear" not in u.rules and "Unbreakable" not in u.rules
+            if (other.has("causes_fear") and not u.has("causes_fear")
+                    and not u.has("unbreakable") and not u.has("immune_to_psychology")
                     and not u.frenzied):
                 u.afraid = roll(rng, 2) > leadership(u)
         caused = [0, 0]
@@ -207,8 +278,9 @@ def play_fight(scenario, rng: random.Random, prepared) -> dict:
                 break
             step = [(s, *rest) for s in (0, 1)
                     for (k, *rest) in strikers(s, first_round) if k == key]
-            hits = [(s, sum(one_attack(s, ws, st, rr) for _ in range(a)))
-                    for s, a, ws, st, rr in step]
+            hits = [(s, sum(one_attack(s, ws, st, (first_round, first_round and s == charger),
+                                       rider) for _ in range(a)))
+                    for s, a, ws, st, rider in step]
             for s, h in hits:
                 caused[s] += wound(1 - s, h)
         caused_total[0] += caused[0]
@@ -239,9 +311,9 @@ def play_fight(scenario, rng: random.Random, prepared) -> dict:
         won = 1 - loser
         lu, wu = units[loser], units[won]
         lu.frenzied = False
-        if "Unbreakable" in lu.rules:
+        if lu.has("unbreakable"):
             continue
-        steadfast = "Stubborn" in lu.rules or lu.ranks_of_five() > wu.ranks_of_five()
+        steadfast = lu.has("stubborn") or lu.ranks_of_five() > wu.ranks_of_five()
         target = leadership(lu) - (0 if steadfast else abs(score[0] - score[1]))
         tries = 2 if lu.options["battle_standard"] else 1
         held = False

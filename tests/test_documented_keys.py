@@ -2,6 +2,7 @@
 works through each way in: a file loaded, ``odds.simulate(path)``, ``odds.simulate(scenario)``,
 a check-and-rebuild round trip (``validated()``) and the CLI. (mordheim's ``contacts`` could
 never be used: its pairs became tuples that the round trip refused.)"""
+import importlib
 import re
 
 import pytest
@@ -113,6 +114,22 @@ WHFB8 = ("whfb8_knights_lance_charge.toml", [
                           "mounted_only": True, "points": 10},
      "weapons.gromril plate": {"armour": 4, "armour_bonus": 1, "parry": True},
      "attacker.models[0].equipment": ["runefang", "gromril plate", "barding"]},
+    {"weapons.venom lance": {"reroll_hit": "ones", "reroll_wound": "failures",
+                             "hit_modifier": 1, "wound_modifier": -1, "poisoned": True,
+                             "killing_blow": "any", "armour_piercing": 1, "ignores_armour": True,
+                             "flaming": True, "enemy_rerolls_armour": True},
+     "attacker.models[0].equipment": ["venom lance", "shield", "barding"]},
+    {"special_rules.Waaagh": {"strikes_first": True, "strikes_last": True, "extra_rank": True,
+                              "extra_attacks": 1, "regeneration": 5, "reroll_armour": "ones",
+                              "reroll_ward": "failures", "causes_fear": True, "frenzy": True,
+                              "stubborn": True, "unbreakable": True, "swiftstride": True,
+                              "immune_to_psychology": True},
+     "special_rules.Bash": {"when": "charging", "reroll_hit": "failures", "reroll_wound": "ones",
+                            "hit_modifier": 1, "wound_modifier": 1, "poisoned": True,
+                            "killing_blow": "man-sized", "armour_piercing": 2,
+                            "ignores_armour": True, "flaming": True,
+                            "enemy_rerolls_armour": True},
+     "defender.models[0].rules": ["Waaagh", "Bash"]},
 ])
 D10SKIRMISH = ("d10skirmish_blademaster_vs_brute.toml", [
     {"attacker.models[0].profile.MS": 7}, {"attacker.models[0].profile.AP": 4},
@@ -181,6 +198,8 @@ def _covered(ruleset: str, path: str, value) -> set[str]:
         return {f"profile.{rest[1]}" if rest[0] == "profile" else f"{scope}.{rest[0]}"}
     if parts[0] == "weapons":
         return {f"weapon.{key}" for key in value}
+    if parts[0] == "special_rules":
+        return {f"special_rule.{key}" for key in value}
     return {".".join(map(str, parts))}
 
 
@@ -193,6 +212,9 @@ def _documented(ruleset: str) -> dict[str, object]:
                         ("profile", SIDE_PROFILE.get(ruleset, rs.profile)),
                         ("side", {k: v for k, v in rs.side_keys.items() if k != "profile"})):
         keys.update({f"{scope}.{k}": default for k, (_, default) in spec.items()})
+    if rs.own_special_rules:
+        rules = importlib.import_module(f"odds.rulesets.{ruleset}.rules").RULE_KEYS
+        keys.update({f"special_rule.{k}": default for k, (_, default) in rules.items()})
     if not rs.single_unit:
         keys.update({"group.name": REQUIRED, "group.count": REQUIRED, "group.equipment": []})
         keys.update({f"group.{k}": default for k, (_, default) in rs.group_keys.items()})
@@ -204,7 +226,7 @@ def test_every_documented_key_has_a_case(ruleset):
     covered = set().union(*(_covered(ruleset, *next(iter(c.items())))
                             for r, _, c in CASES if r == ruleset))
     weapons = {k for r, _, c in CASES if r == ruleset for p, v in c.items()
-               if p.startswith("weapons.") for k in _covered(ruleset, p, v)}
+               if p.startswith(("weapons.", "special_rules.")) for k in _covered(ruleset, p, v)}
     assert set(_documented(ruleset)) - covered - weapons == set()
 
 

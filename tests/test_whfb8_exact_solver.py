@@ -26,7 +26,8 @@ SCENARIOS = Path(__file__).resolve().parents[1] / "data" / "scenarios"
 BUNDLED = sorted(SCENARIOS.glob("whfb8_*.toml"))
 STATES = {"whfb8_chaos_warriors_vs_goblin_horde.toml": 800,  # measured: most live fights
           "whfb8_flank_charge_spearmen.toml": 450,            # at the end of a round
-          "whfb8_knights_lance_charge.toml": 200}
+          "whfb8_knights_lance_charge.toml": 200,
+          "whfb8_witch_elves_vs_swordsmen.toml": 766}
 RULESET = get_ruleset("whfb8")
 
 

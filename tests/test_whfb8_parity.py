@@ -41,10 +41,11 @@ def unit(name, count, width, profile, equipment=(), rules=(), group=None, **side
                         "equipment": list(equipment), "rules": list(rules), **(group or {})}]}
 
 
-def scenario(attacker, defender, max_rounds=10, rules=None, **engagement):
+def scenario(attacker, defender, max_rounds=10, rules=None, special_rules=None, **engagement):
     return odds.from_dict({"ruleset": "whfb8", "name": "parity", "attacker": attacker,
                            "defender": defender, "engagement": engagement,
-                           "rules": rules or {}, "simulation": {"max_rounds": max_rounds}})
+                           "rules": rules or {}, "special_rules": special_rules or {},
+                           "simulation": {"max_rounds": max_rounds}})
 
 
 def build(case: str):
@@ -102,13 +103,29 @@ def build(case: str):
         duel = dict(M=4, WS=5, S=5, T=3, W=1, I=3, A=3, Ld=10)
         return scenario(unit("A", 2, 2, duel, rules=["Unbreakable"]),
                         unit("B", 2, 2, duel, rules=["Unbreakable"]), max_rounds=5)
+    if case == "special_rules":  # R2-7 ... R2-9 special rules: poison, KB, AP, regeneration
+        assassins = unit("Witch Elves", 15, 5, {**STATE_TROOP, "WS": 4, "I": 6},
+                         ["additional hand weapon"], ["Poisoned Attacks", "Killing Blow",
+                                                      "Hatred", "Devastating Charge"])
+        trolls = unit("Ghouls", 20, 5, {**STATE_TROOP, "T": 4}, ["light armour", "shield"],
+                      ["Regeneration", "Fear"], standard=True)
+        return scenario(assassins, trolls, max_rounds=6)
+    if case == "house_rules":  # data-only rules: re-rolls, modifiers, flaming, ItP
+        own = {"Zeal": {"reroll_wound": "failures", "hit_modifier": -1, "armour_piercing": 1,
+                        "enemy_rerolls_armour": True},
+               "Warded": {"reroll_armour": "ones", "reroll_ward": "failures"}}
+        return scenario(unit("Zealots", 16, 4, STATE_TROOP, ["halberd"],
+                             ["Zeal", "Flaming Attacks", "Immune to Psychology"]),
+                        unit("Wights", 16, 4, {**STATE_TROOP, "Ld": 8},
+                             ["heavy armour", "shield"], ["Regeneration", "Fear", "Warded"]),
+                        max_rounds=6, special_rules=own)
     raise KeyError(case)
 
 
 CASES = ("bundled_8e", "bundled_resurrection", "lance_charge", "flank_spears",
          "monstrous_parry_defender_charges", "monstrous_horde_rear", "psychology",
          "asf_asl_weapons_wards", "morning_star_asf_reroll", "flee_reaction",
-         "equal_initiative_mutual")
+         "equal_initiative_mutual", "special_rules", "house_rules")
 
 
 def kernel_rows(sc) -> np.ndarray:

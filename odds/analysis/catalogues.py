@@ -10,7 +10,8 @@ from typing import Callable, NamedTuple
 from odds.core import schema as s
 from odds.core.data import load_table
 
-_NO_OWN = SimpleNamespace(weapons={}, source="<bundled>")  # a scenario without [weapons]
+_NO_OWN = SimpleNamespace(weapons={}, special_rules={},  # a scenario without tables of its own
+                          source="<bundled>")
 
 
 class Section(NamedTuple):
@@ -24,7 +25,7 @@ class Section(NamedTuple):
     entries: dict
     keys: dict
     kind: Callable[[str, dict], str] | None = None
-    own: bool = True  # a scenario may add its own under [weapons]
+    own: str | None = "weapons"  # the scenario table that may add entries, if any
 
     @property
     def named_in(self) -> str:
@@ -45,15 +46,15 @@ def sections(ruleset_id: str) -> list[Section]:
         return [Section("weapons and armour", *equipment, r.equipment(_NO_OWN), r.EQUIPMENT_KEYS,
                         kind=lambda name, e: "armour" if name in table.get("armour", {})
                         else "weapon"),
-                Section("special rules", "group", "rules",
-                        dict.fromkeys(r.SPECIAL_RULES, {}), {}, own=False),
+                Section("special rules", "group", "rules", r.special_rules(_NO_OWN),
+                        r.RULE_KEYS, own="special_rules"),
                 Section("troop types", "group", "troop_type", r.troop_types(),
-                        r.TROOP_KEYS, own=False)]
+                        r.TROOP_KEYS, own=None)]
     if ruleset_id == "d10skirmish":
         return [Section("weapons", *equipment, r.weapons(_NO_OWN), r.WEAPON_KEYS)]
     if ruleset_id == "blackpowder":
         return [Section("special rules", "side", "rules", r.special_rules(), r.RULE_KEYS,
-                        own=False)]
+                        own=None)]
     raise ValueError(f"no catalogue listing for ruleset {ruleset_id!r}")
 
 
@@ -63,7 +64,7 @@ def effects(entry: dict, keys: dict) -> str:
     out = []
     for key, (_, default) in keys.items():
         value = entry.get(key)
-        if key == "kind" or (default is not s.REQUIRED and value == default):
+        if key in ("kind", "name") or (default is not s.REQUIRED and value == default):
             continue
         if value is True:
             out.append(key)
@@ -80,7 +81,7 @@ def listing(ruleset_id: str) -> list[str]:
 
     lines = []
     for section in sections(ruleset_id):
-        own = "; a scenario may define more under [weapons]" if section.own else ""
+        own = f"; a scenario may define more under [{section.own}]" if section.own else ""
         lines += ["" if lines else None, f"{ruleset_id} {section.title}, named in "
                   f"{section.named_in}{own}:"]
         rows = []

@@ -153,7 +153,7 @@ def _catalogue_names(scenario: Scenario) -> dict[str, dict[str, tuple]]:
     group's equipment, a side's rules...) with the bundled names and the scenario's own."""
     out: dict[str, dict[str, tuple]] = {}
     for section in sections(scenario.ruleset):
-        own = tuple(scenario.weapons) if section.own else ()
+        own = tuple(getattr(scenario, section.own)) if section.own else ()
         out.setdefault(section.owner, {})[section.key] = \
             tuple(dict.fromkeys((*section.entries, *own)))
     return out

@@ -37,11 +37,20 @@ def own_entries(scenario, keys: dict[str, tuple]) -> dict[str, dict]:
     return out
 
 
+def own_rules(scenario, keys: dict[str, tuple]) -> dict[str, dict]:
+    """The scenario's own ``[special_rules]`` entries checked against ``keys``."""
+    where = s.Where(scenario.source, "special_rules")
+    return {name: s.fields(spec, keys, where / name)
+            for name, spec in scenario.special_rules.items()}
+
+
 def unknown_name(name: str, known, where: s.Where, home: str, kind: str = "weapon",
                  inline: bool = True) -> ScenarioError:
     """The error for a name not in ``known``: the closest names, and where names come from
-    (``home``; with ``inline``, a scenario may also define its own under ``[weapons]``)."""
+    (``home``; with ``inline``, a scenario may also define its own: a weapon under
+    ``[weapons]``, a special rule under ``[special_rules]``)."""
     near = difflib.get_close_matches(name, list(known), n=3)
     hint = f"; did you mean {', '.join(map(repr, near))}?" if near else ""
-    own = "; or define it under [weapons] or in a weapons file" if inline else ""
+    own = ("" if not inline else f'; or define it under [special_rules."{name}"]'
+           if kind == "special rule" else "; or define it under [weapons] or in a weapons file")
     return where.error(f"unknown {kind} {name!r}{hint} ({home}{own})")

@@ -39,6 +39,7 @@ class Ruleset:
     multi_unit: bool = False  # a side may be several units ([[<side>.units]], R0-13)
     rules: dict[str, tuple] = field(default_factory=dict)  # the scenario's [rules] table
     exact: str | None = None  # the module of its exact solver (see odds.core.exact), if any
+    own_special_rules: bool = False  # a scenario may add special rules ([special_rules])
 
     def columns(self, scenario) -> tuple[str, ...]:
         """The outcome record's columns for ``scenario``: the shared ones, the ruleset's own,

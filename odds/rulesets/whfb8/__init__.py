@@ -17,6 +17,7 @@ RULESET = Ruleset(
     compile=compile_plan,
     kernel="odds.rulesets.whfb8.kernel",
     exact="odds.rulesets.whfb8.exact",
+    own_special_rules=True,
     points=rules.points,
     rule_ids=tuple(f"R2-{i}" for i in range(1, 15)),
 )

@@ -6,11 +6,13 @@ from typing import NamedTuple
 import numpy as np
 
 from odds.core.binomial import cdf_tables
+from odds.rulesets.whfb8.attack import p_unsaved, saving, striking
 from odds.rulesets.whfb8.rules import (
     NO_SAVE,
     charts,
     equipment,
     fighting_weapon,
+    group_rules,
     mounted,
     troop_types,
 )
@@ -29,6 +31,7 @@ class Plan(NamedTuple):
     wounds: np.ndarray         # (2,) W
     leadership: np.ndarray     # (2,) Ld tested on: the unit's or its general's (R2-12)
     attacks: np.ndarray        # (2,) A of a fighting model, before Frenzy (R2-4)
+    first_attacks: np.ndarray  # (2,) its extra A in the first round (Devastating Charge...)
     mount_attacks: np.ndarray  # (2,) A of its mount, 0 if on foot
     champion: np.ndarray       # (2,) a champion in the front rank: +1 A, removed last (R2-4)
     frenzy: np.ndarray         # (2,) Frenzied at the start (R2-7)
@@ -59,9 +62,10 @@ class Plan(NamedTuple):
     max_rounds: int
 
 
-def p_roll(target: int) -> float:
-    """P(D6 >= target); targets of 7 or more never succeed, a 1 always fails."""
-    return max(0, 7 - max(2, target)) / 6.0
+def active(rules, r: int, charging: bool) -> list:
+    """The special rules in force in round type ``r`` (their ``when``)."""
+    return [x for x in rules if x.when == "always"
+            or (r == FIRST and (x.when == "first round" or charging))]
 
 
 def strike_key(initiative: int, first: bool, last: bool) -> int:
@@ -85,7 +89,7 @@ def compile_plan(scenario) -> Plan:
     def ints(f):
         return np.array([f(s, sides[s], groups[s]) for s in range(2)], np.int64)
 
-    rules = [set(g.options["rules"]) for g in groups]
+    rules = [group_rules(g, scenario) for g in groups]
     weapon = [fighting_weapon(g, table) for g in groups]
     items = [[table[n] for n in g.equipment] for g in groups]
     troops = troop_types()
@@ -93,12 +97,15 @@ def compile_plan(scenario) -> Plan:
     mount = [g.options["mount"] or {"WS": 1, "S": 1, "I": 1, "A": 0} for g in groups]
     fights_front = [s == charger or face == FRONT for s in range(2)]
 
+    def has(s, key):
+        return any(getattr(x, key) for x in rules[s])
+
     def support_ranks(s):
-        foot_extra = not on_mount[s] and (weapon[s].extra_rank or "Fight in Ranks" in rules[s])
+        foot_extra = not on_mount[s] and (weapon[s].extra_rank or has(s, "extra_rank"))
         return int(foot_extra) if resurrection else 1 + foot_extra
 
-    first = ["Always Strikes First" in r for r in rules]
-    last = [weapon[s].strikes_last or "Always Strikes Last" in rules[s] for s in range(2)]
+    first = [has(s, "strikes_first") for s in range(2)]
+    last = [weapon[s].strikes_last or has(s, "strikes_last") for s in range(2)]
     keys = np.full((2, PARTS), -1, np.int64)
     for s in range(2):
         keys[s, FIGHTING] = keys[s, SUPPORTING] = strike_key(groups[s].profile["I"], first[s],
@@ -124,46 +131,52 @@ def compile_plan(scenario) -> Plan:
             armour -= sum(i.armour_bonus for i in items[t]) + on_mount[t]  # R2-9
         parry = (not on_mount[t] and not weapon[t].is_weapon and any(i.parry for i in items[t])
                  and fights_front[t])
+        man_sized = troops[groups[t].options["troop_type"]].killing_blow
         for r in (FIRST, LATER):
-            charging = r == FIRST and s == charger and on_mount[s]  # lance, cavalry spear
+            charging = r == FIRST and s == charger
             strength = min(10, prof["S"] + weapon[s].strength_bonus
                            + (r == FIRST) * weapon[s].first_round_strength
-                           + charging * weapon[s].charge_strength)
-            rider_reroll = reroll_first or (r == FIRST and "Hatred" in rules[s])
-            for part, ws, st, reroll in ((FIGHTING, prof["WS"], strength, rider_reroll),
-                                         (SUPPORTING, prof["WS"], strength, rider_reroll),
-                                         (MOUNT, mount[s]["WS"], mount[s]["S"], False)):
+                           + (charging and on_mount[s]) * weapon[s].charge_strength)
+            rider = striking(active(rules[s], r, charging) + [weapon[s]],
+                             "failures" if reroll_first else None)
+            on = saving(active(rules[t], r, r == FIRST and t == charger))
+            for part, ws, st, by in ((FIGHTING, prof["WS"], strength, rider),
+                                     (SUPPORTING, prof["WS"], strength, rider),
+                                     (MOUNT, mount[s]["WS"], mount[s]["S"], striking([]))):
                 for afraid in (0, 1):
                     for enemy_afraid in (0, 1):
-                        hit = p_roll(to_hit[(1 if afraid else ws) - 1]
-                                     [(1 if enemy_afraid else target["WS"]) - 1])
-                        if reroll:
-                            hit += (1 - hit) * hit
-                        wound = p_roll(to_wound[st - 1][target["T"] - 1])
-                        saved = p_roll(armour + max(0, st - 3))
+                        hit = to_hit[(1 if afraid else ws) - 1][
+                            (1 if enemy_afraid else target["WS"]) - 1]
+                        wound = to_wound[st - 1][target["T"] - 1]
                         for frenzied in (0, 1):
                             ward = min(target["Ward"] or NO_SAVE,
                                        6 if parry and not frenzied else NO_SAVE)
-                            p[r, afraid, enemy_afraid, frenzied, s, part] = (
-                                hit * wound * (1 - saved) * (1 - p_roll(ward)))
+                            p[r, afraid, enemy_afraid, frenzied, s, part] = p_unsaved(
+                                hit, wound, armour, ward, st, by, on, man_sized)
 
     count = ints(lambda s, side, g: g.count)
     width = ints(lambda s, side, g: side.options["width"])
     attacks = ints(lambda s, side, g: g.profile["A"]
                    + (0 if on_mount[s] else weapon[s].extra_attack))  # R2-10: one weapon
-    frenzy = ints(lambda s, side, g: "Frenzy" in rules[s])
+    first_attacks = ints(lambda s, side, g: sum(
+        x.extra_attacks for x in active(rules[s], FIRST, s == charger))
+        - sum(x.extra_attacks for x in active(rules[s], LATER, False)))
+    attacks += ints(lambda s, side, g: sum(x.extra_attacks for x in active(rules[s], LATER,
+                                                                         False)))
+    frenzy = ints(lambda s, side, g: has(s, "frenzy"))
     in_front = np.minimum(count, width)
     most = np.zeros((2, PARTS), np.int64)
     for s in range(2):
-        most[s] = [in_front[s] * (attacks[s] + frenzy[s]) + 1, in_front[s] * 3,
-                   in_front[s] * mount[s]["A"]]
+        most[s] = [in_front[s] * (attacks[s] + first_attacks[s] + frenzy[s]) + 1,
+                   in_front[s] * 3, in_front[s] * mount[s]["A"]]
     cdf, cdf_offset, cdf_top = cdf_tables(p, np.broadcast_to(most, p.shape))
-    causes_fear = ["Fear" in r for r in rules]
+    causes_fear = [has(s, "causes_fear") for s in range(2)]
     return Plan(
         count=count, width=width,
         wounds=ints(lambda s, side, g: g.profile["W"]),
         leadership=ints(lambda s, side, g: max(g.profile["Ld"], side.options["general_Ld"] or 0)),
         attacks=attacks,
+        first_attacks=first_attacks,
         mount_attacks=ints(lambda s, side, g: mount[s]["A"]),
         champion=ints(lambda s, side, g: side.options["champion"]),
         frenzy=frenzy,
@@ -176,12 +189,12 @@ def compile_plan(scenario) -> Plan:
         bonus=ints(lambda s, side, g: side.options["standard"] + side.options["battle_standard"]
                    + (s == charger) * face),
         musician=ints(lambda s, side, g: side.options["musician"]),
-        stubborn=ints(lambda s, side, g: "Stubborn" in rules[s]),
-        unbreakable=ints(lambda s, side, g: "Unbreakable" in rules[s]),
+        stubborn=ints(lambda s, side, g: has(s, "stubborn")),
+        unbreakable=ints(lambda s, side, g: has(s, "unbreakable")),
         reroll_break=ints(lambda s, side, g: side.options["battle_standard"]),
-        swiftstride=ints(lambda s, side, g: "Swiftstride" in rules[s]),
+        swiftstride=ints(lambda s, side, g: has(s, "swiftstride")),
         tests_fear=ints(lambda s, side, g: causes_fear[1 - s] and not causes_fear[s]
-                        and "Unbreakable" not in rules[s]),
+                        and not has(s, "unbreakable") and not has(s, "immune_to_psychology")),
         movement=ints(lambda s, side, g: g.profile["M"]),
         charger=charger,
         flee_reaction=e["reaction"] == "flee",

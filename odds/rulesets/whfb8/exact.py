@@ -56,6 +56,7 @@ class Sides(NamedTuple):
     wounds: tuple
     leadership: tuple
     attacks: tuple
+    first_attacks: tuple
     mount_attacks: tuple
     champion: tuple
     frenzy: tuple
@@ -84,7 +85,7 @@ def sides(plan) -> Sides:
     """The walk's view of ``plan``, with the dice of the break test, restraint and pursuit."""
     moves = [SWIFT if plan.swiftstride[s] else TWO_D6 for s in range(2)]
     strikers = np.where(plan.striker_side >= 0, plan.striker_side * 3 + plan.striker_part, -1)
-    own = {name: getattr(plan, name) for name in Sides._fields[:22]}  # up to max_rounds
+    own = {name: getattr(plan, name) for name in Sides._fields[:23]}  # up to max_rounds
     return Sides(
         **{name: tuple(int(v) for v in x) if isinstance(x, np.ndarray) else int(x)
            for name, x in own.items()},
@@ -231,11 +232,11 @@ def _strike(sd, n, frenzied, afraid, r, k, s):
         if code < 0:
             break
         if code == 3 * s + FIGHTING:
-            fighting = _part_attacks(sd, n, frenzied, s, FIGHTING, contact)
+            fighting = _part_attacks(sd, n, frenzied, s, FIGHTING, contact, r)
         elif code == 3 * s + SUPPORTING:
-            supporting = _part_attacks(sd, n, frenzied, s, SUPPORTING, contact)
+            supporting = _part_attacks(sd, n, frenzied, s, SUPPORTING, contact, r)
         elif code == 3 * s + MOUNT:
-            mounts = _part_attacks(sd, n, frenzied, s, MOUNT, contact)
+            mounts = _part_attacks(sd, n, frenzied, s, MOUNT, contact, r)
     return (r, afraid[s], afraid[1 - s], frenzied[1 - s], fighting, supporting, mounts)
 
 

@@ -69,12 +69,13 @@ def _supporters(plan, n, s, contact):
 
 
 @njit(cache=True, inline="always")
-def _part_attacks(plan, n, frenzied, s, part, contact):
-    """Attacks of side s's striking part (R2-4, R2-5): its fighting models (+1 A each when
-    Frenzied, + a champion's 1 A while anyone fights; the champion is removed last), its
-    supporters, or its mounts."""
+def _part_attacks(plan, n, frenzied, s, part, contact, r):
+    """Attacks of side s's striking part in round type r (R2-4, R2-5): its fighting models
+    (+1 A each when Frenzied, + their first-round A in the first round, + a champion's 1 A
+    while anyone fights; the champion is removed last), its supporters, or its mounts."""
     if part == FIGHTING:
-        return contact * (plan.attacks[s] + frenzied[s]) + min(contact, plan.champion[s])
+        a = plan.attacks[s] + frenzied[s] + (r == FIRST) * plan.first_attacks[s]
+        return contact * a + min(contact, plan.champion[s])
     if part == SUPPORTING:
         return _supporters(plan, n, s, contact)
     return contact * plan.mount_attacks[s]
@@ -120,7 +121,7 @@ def _fight_round(plan, st, n, dmg, frenzied, afraid, attacks, r, caused):
             if s < 0:
                 break
             attacks[j] = _part_attacks(plan, n, frenzied, s, plan.striker_part[k, j],
-                                       contact0 if s == 0 else contact1)
+                                       contact0 if s == 0 else contact1, r)
         for j in range(plan.striker_side.shape[1]):
             s = plan.striker_side[k, j]
             if s < 0:

@@ -4,14 +4,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from odds.core import schema as s
-from odds.core.catalogue import own_entries, unknown_name
+from odds.core.catalogue import bundled, own_entries, own_rules, unknown_name
 from odds.core.charts import NEVER, d6_charts
 from odds.core.data import data_path, load_table
+from odds.core.effects import reroll
 
 NO_SAVE = NEVER  # a "7+" roll: never made
-
-SPECIAL_RULES = ("Always Strikes First", "Always Strikes Last", "Fear", "Hatred", "Frenzy",
-                 "Stubborn", "Unbreakable", "Swiftstride", "Fight in Ranks")
 
 PROFILE = {
     "M": (s.integer(1, 10), s.REQUIRED),
@@ -41,9 +39,11 @@ class TroopType:
     name: str
     horde_files: int
     mounted: bool
+    killing_blow: bool  # slain by a (man-sized) Killing Blow
 
 
-TROOP_KEYS = {"horde_files": (s.integer(0, 100), s.REQUIRED), "mounted": (s.boolean, s.REQUIRED)}
+TROOP_KEYS = {"horde_files": (s.integer(0, 100), s.REQUIRED), "mounted": (s.boolean, s.REQUIRED),
+              "killing_blow": (s.boolean, s.REQUIRED)}
 
 
 def troop_types() -> dict[str, TroopType]:
@@ -65,19 +65,10 @@ def _mount(value, where: s.Where) -> dict:
     return s.fields(value, MOUNT, where)
 
 
-def _special_rules(value, where: s.Where) -> list[str]:
-    names = s.distinct_names(value, where)
-    for i, name in enumerate(names):
-        if name not in SPECIAL_RULES:
-            raise unknown_name(name, SPECIAL_RULES, where / i, "known: " + ", ".join(SPECIAL_RULES),
-                               kind="special rule", inline=False)
-    return names
-
-
 GROUP_KEYS = {
     "troop_type": (_troop_type, "infantry"),
     "mount": (_mount, None),
-    "rules": (_special_rules, []),
+    "rules": (s.distinct_names, []),
     "fights_with": (s.text, None),
     "points": (s.number(0), None),
 }
@@ -104,6 +95,106 @@ RULES = {
     "supporting_attacks": (s.choice("8e", "resurrection"), "8e"),
 }
 
+def _killing_blow(value, where: s.Where) -> str:
+    return s.choice("man-sized", "any")(value, where)
+
+
+ATTACK_KEYS = {  # a special rule's or a weapon's effects on its bearer's attack dice (R2-7 ... R2-9)
+    "reroll_hit": (reroll, None),
+    "reroll_wound": (reroll, None),
+    "hit_modifier": (s.integer(-3, 3), 0),
+    "wound_modifier": (s.integer(-3, 3), 0),
+    "poisoned": (s.boolean, False),
+    "killing_blow": (_killing_blow, None),
+    "armour_piercing": (s.integer(0, 6), 0),
+    "ignores_armour": (s.boolean, False),
+    "flaming": (s.boolean, False),
+    "enemy_rerolls_armour": (s.boolean, False),
+}
+
+RULE_KEYS = {  # data/whfb8/special_rules.toml
+    "strikes_first": (s.boolean, False),
+    "strikes_last": (s.boolean, False),
+    "extra_rank": (s.boolean, False),
+    "extra_attacks": (s.integer(0, 5), 0),
+    **ATTACK_KEYS,
+    "regeneration": (s.integer(2, 6), None),
+    "reroll_armour": (reroll, None),
+    "reroll_ward": (reroll, None),
+    "causes_fear": (s.boolean, False),
+    "frenzy": (s.boolean, False),
+    "stubborn": (s.boolean, False),
+    "unbreakable": (s.boolean, False),
+    "swiftstride": (s.boolean, False),
+    "immune_to_psychology": (s.boolean, False),
+    "when": (s.choice("always", "first round", "charging"), "always"),
+}
+
+
+@dataclass(frozen=True)
+class SpecialRule:
+    """One special rule's effects (data/whfb8/special_rules.toml, or the scenario's own)."""
+
+    name: str
+    strikes_first: bool = False
+    strikes_last: bool = False
+    extra_rank: bool = False
+    extra_attacks: int = 0
+    reroll_hit: str | None = None
+    reroll_wound: str | None = None
+    hit_modifier: int = 0
+    wound_modifier: int = 0
+    poisoned: bool = False
+    killing_blow: str | None = None
+    armour_piercing: int = 0
+    ignores_armour: bool = False
+    flaming: bool = False
+    enemy_rerolls_armour: bool = False
+    regeneration: int | None = None
+    reroll_armour: str | None = None
+    reroll_ward: str | None = None
+    causes_fear: bool = False
+    frenzy: bool = False
+    stubborn: bool = False
+    unbreakable: bool = False
+    swiftstride: bool = False
+    immune_to_psychology: bool = False
+    when: str = "always"
+
+
+ROUND_KEYS = ("extra_attacks", *ATTACK_KEYS, "regeneration", "reroll_armour", "reroll_ward")
+
+
+def special_rules(scenario) -> dict[str, SpecialRule]:
+    """The bundled special rules, overridden and extended by the scenario's [special_rules]."""
+    files = ((bundled(("whfb8", "special_rules.toml"), RULE_KEYS),
+              s.Where(str(data_path("whfb8", "special_rules.toml")), "")),
+             (own_rules(scenario, RULE_KEYS), s.Where(scenario.source, "special_rules")))
+    out = {}
+    for entries, where in files:
+        for name, spec in entries.items():
+            _check_when(spec, where / name)
+            out[name] = SpecialRule(name, **spec)
+    return out
+
+
+def _check_when(spec: dict, where: s.Where) -> None:
+    """A rule in force only in some rounds may only change those rounds' attacks and saves."""
+    if spec["when"] == "always":
+        return
+    for key, (_, default) in RULE_KEYS.items():
+        if key != "when" and key not in ROUND_KEYS and spec[key] != default:
+            raise (where / key).error(
+                f"a rule with when = {spec['when']!r} may only set the keys of a round "
+                f"({', '.join(ROUND_KEYS)}); {key} holds for the whole combat")
+
+
+def group_rules(group, scenario) -> list[SpecialRule]:
+    """The special rules a model group names, in its order."""
+    table = special_rules(scenario)
+    return [table[name] for name in group.options["rules"]]
+
+
 EQUIPMENT_KEYS = {
     "strength_bonus": (s.integer(0, 9), 0),
     "first_round_strength": (s.integer(0, 9), 0),
@@ -116,7 +207,11 @@ EQUIPMENT_KEYS = {
     "armour_bonus": (s.integer(0, 5), 0),
     "parry": (s.boolean, False),
     "points": (s.number(0), 0),
+    **ATTACK_KEYS,
 }
+
+
+ARMOUR_KEYS = ("mounted_only", "armour", "armour_bonus", "parry", "points")
 
 
 @dataclass(frozen=True)
@@ -135,12 +230,23 @@ class Equipment:
     armour_bonus: int = 0
     parry: bool = False
     points: float = 0
+    reroll_hit: str | None = None
+    reroll_wound: str | None = None
+    hit_modifier: int = 0
+    wound_modifier: int = 0
+    poisoned: bool = False
+    killing_blow: str | None = None
+    armour_piercing: int = 0
+    ignores_armour: bool = False
+    flaming: bool = False
+    enemy_rerolls_armour: bool = False
 
     @property
     def is_weapon(self) -> bool:
-        """A weapon other than the plain hand weapon every model has (R2-10)."""
-        return bool(self.strength_bonus or self.first_round_strength or self.charge_strength
-                    or self.extra_rank or self.extra_attack or self.strikes_last)
+        """A weapon other than the plain hand weapon every model has (R2-10): it changes how
+        its bearer fights."""
+        return any(getattr(self, key) != default for key, (_, default) in EQUIPMENT_KEYS.items()
+                   if key not in ARMOUR_KEYS)
 
 
 HAND_WEAPON = Equipment("hand weapon")
@@ -195,10 +301,45 @@ def check(scenario) -> None:
                 "whfb8 plays one rank-and-file group per unit (characters and champions in "
                 "their own group are not supported: see odds/rulesets/whfb8/README.md)")
         _check_group(side.models[0], table, where / "models" / 0)
+        _check_rules(side.models[0], scenario, where / "models" / 0 / "rules")
+    for key, other in (("attacker", "defender"), ("defender", "attacker")):
+        _check_killing_blow(scenario, key, other, table)
     e = scenario.engagement
     if e["reaction"] == "flee" and e["charge_distance"] is None:
         raise s.Where(scenario.source, "engagement.charge_distance").error(
             "is required when reaction = 'flee' (inches between the units, R2-2)")
+
+
+def _check_rules(group, scenario, where: s.Where) -> None:
+    known = special_rules(scenario)
+    for i, name in enumerate(group.options["rules"]):
+        if name not in known:
+            raise unknown_name(name, known, where / i, "`odds weapons whfb8` lists them",
+                               kind="special rule")
+    chosen = group_rules(group, scenario)
+    if any(r.immune_to_psychology for r in chosen) and \
+            scenario.engagement["reaction"] == "flee" and group is _charged(scenario).models[0]:
+        raise s.Where(scenario.source, "engagement.reaction").error(
+            "a unit Immune to Psychology may not flee as a charge reaction (it holds)")
+
+
+def _check_killing_blow(scenario, key: str, other: str, table) -> None:
+    """Killing Blow slays a one-wound model as an unsaved wound with no armour save; against
+    a model of more wounds, which it slays outright, it is not played yet."""
+    group, target = scenario.side(key).models[0], scenario.side(other).models[0]
+    kinds = {x.killing_blow for x in group_rules(group, scenario)} | \
+        {fighting_weapon(group, table).killing_blow}
+    slain = "any" in kinds or ("man-sized" in kinds
+                               and troop_types()[target.options["troop_type"]].killing_blow)
+    if slain and target.profile["W"] > 1:
+        raise (scenario.where(key) / "models" / 0 / "rules").error(
+            f"Killing Blow against models of more than one wound ({other} W = "
+            f"{target.profile['W']}) is not played yet; it is played against one-wound models")
+
+
+def _charged(scenario):
+    return scenario.side("defender" if scenario.engagement["charger"] == "attacker"
+                         else "attacker")
 
 
 def _check_group(group, table: dict[str, Equipment], where: s.Where) -> None:

@@ -1,0 +1,102 @@
+"""One whfb8 attack's chance to cause an unsaved wound (R2-7 ... R2-9), with the special rules
+and weapon effects on its dice (:mod:`odds.core.effects`): re-rolls, modifiers, Poisoned
+Attacks, Killing Blow, Armour Piercing, Regeneration and Flaming Attacks."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from odds.core.effects import final_faces, strongest_reroll, succeeds
+from odds.rulesets.whfb8.rules import NO_SAVE
+
+
+@dataclass(frozen=True)
+class Striking:
+    """The effects on one side's attack dice in one round: its active special rules and its
+    fighting weapon together (stacked as :mod:`odds.core.effects` says)."""
+
+    reroll_hit: str | None = None
+    reroll_wound: str | None = None
+    hit_modifier: int = 0
+    wound_modifier: int = 0
+    poisoned: bool = False
+    killing_blow: str | None = None
+    armour_piercing: int = 0
+    ignores_armour: bool = False
+    flaming: bool = False
+    enemy_rerolls_armour: bool = False
+
+
+@dataclass(frozen=True)
+class Saving:
+    """The effects on one side's own saves in one round."""
+
+    regeneration: int = NO_SAVE
+    reroll_armour: str | None = None
+    reroll_ward: str | None = None
+
+
+KILLING_BLOW = (None, "man-sized", "any")  # weakest first
+
+
+def striking(sources, extra_reroll: str | None = None) -> Striking:
+    """The stacked attack effects of ``sources`` (special rules and the weapon); modifiers
+    add, re-rolls do not stack, the strongest Killing Blow applies. ``extra_reroll`` is a
+    re-roll of misses the rules give besides (Always Strikes First, R2-6)."""
+    return Striking(
+        reroll_hit=strongest_reroll([extra_reroll] + [x.reroll_hit for x in sources]),
+        reroll_wound=strongest_reroll([x.reroll_wound for x in sources]),
+        hit_modifier=sum(x.hit_modifier for x in sources),
+        wound_modifier=sum(x.wound_modifier for x in sources),
+        poisoned=any(x.poisoned for x in sources),
+        killing_blow=max((x.killing_blow for x in sources), key=KILLING_BLOW.index,
+                         default=None),
+        armour_piercing=sum(x.armour_piercing for x in sources),
+        ignores_armour=any(x.ignores_armour for x in sources),
+        flaming=any(x.flaming for x in sources),
+        enemy_rerolls_armour=any(x.enemy_rerolls_armour for x in sources))
+
+
+def saving(rules) -> Saving:
+    """The stacked save effects of ``rules``: the best Regeneration, the strongest re-rolls."""
+    return Saving(
+        regeneration=min([r.regeneration for r in rules if r.regeneration] + [NO_SAVE]),
+        reroll_armour=strongest_reroll([r.reroll_armour for r in rules]),
+        reroll_ward=strongest_reroll([r.reroll_ward for r in rules]))
+
+
+def p_unsaved(to_hit: int, to_wound: int, armour: int, ward: int, strength: int,
+              by: Striking, on: Saving, man_sized: bool) -> float:
+    """P(one attack causes an unsaved wound): ``to_hit`` and ``to_wound`` from the charts
+    (``NO_SAVE`` when the hit cannot wound), ``armour`` the target's save before Strength
+    (``NO_SAVE``: none), ``ward`` its best ward save other than Regeneration. ``man_sized``:
+    a (not Heroic) Killing Blow can slay the target's troop type; the target has one wound.
+
+    A natural 1 always fails to hit or wound and a natural 6 always hits (*assumption* for
+    modifiers past the chart); a hit that cannot wound on the chart never does. A natural 6 to
+    hit with Poisoned Attacks wounds without a roll; a natural 6 to wound with Killing Blow
+    allows no armour save. One ward save is taken: the best of ``ward`` and Regeneration
+    (lost against flaming attacks)."""
+    hit_ok = succeeds(to_hit, by.hit_modifier)
+    hit = final_faces(hit_ok, by.reroll_hit)
+    automatic = hit[6] if by.poisoned else 0.0
+    rolled = hit[hit_ok].sum() - automatic
+    if to_wound >= NO_SAVE:
+        wounding = killing = 0.0
+    else:
+        wound_ok = succeeds(to_wound, by.wound_modifier)
+        wound = final_faces(wound_ok, by.reroll_wound)
+        slays = by.killing_blow == "any" or (by.killing_blow == "man-sized" and man_sized)
+        killing = wound[6] if slays else 0.0
+        wounding = wound[wound_ok].sum() - killing
+    armour_fails = 1.0
+    need = armour + max(0, strength - 3) + by.armour_piercing
+    if not by.ignores_armour and need < NO_SAVE:
+        ok = succeeds(need, six_succeeds=False)
+        armour_fails = 1.0 - final_faces(ok, on.reroll_armour, by.enemy_rerolls_armour)[ok].sum()
+    ward_need = min(ward, NO_SAVE if by.flaming else on.regeneration)
+    ward_fails = 1.0
+    if ward_need < NO_SAVE:
+        ok = succeeds(ward_need, six_succeeds=False)
+        ward_fails = 1.0 - final_faces(ok, on.reroll_ward)[ok].sum()
+    return float((automatic * armour_fails + rolled * (wounding * armour_fails + killing))
+                 * ward_fails)

@@ -1,0 +1,270 @@
+"""whfb8 special rules as data (data/whfb8/special_rules.toml and a scenario's own
+[special_rules]): each rule's per-attack probability against an enumeration of every die
+(R2-7 to hit, R2-8 to wound, R2-9 saves), the one-die-at-a-time reference against the same
+probability, rules that stack and rules that must not, and the data-only house rule."""
+from __future__ import annotations
+
+import itertools
+import random
+import subprocess
+import sys
+from fractions import Fraction
+
+import naive_whfb8 as naive
+import pytest
+from exact_parity import assert_parity
+from stats import assert_rate
+
+import odds
+from odds.errors import ScenarioError
+from odds.rulesets.whfb8.compile import FIGHTING, FIRST, LATER, MOUNT, compile_plan
+
+GOBLIN = dict(M=4, WS=2, S=3, T=3, W=1, I=3, A=1, Ld=5)
+WARRIOR = dict(M=4, WS=5, S=4, T=4, W=1, I=5, A=1, Ld=8)
+TROLL = dict(M=6, WS=3, S=5, T=4, W=1, I=1, A=3, Ld=4)
+
+
+def scenario(attacker_rules=(), defender_rules=(), attacker=GOBLIN, defender=WARRIOR,
+             a_equipment=(), d_equipment=("full plate armour",), own=None, d_group=None,
+             **engagement):
+    data = {"ruleset": "whfb8", "name": "rules",
+            "attacker": {"name": "A", "width": 5, "models": [
+                {"name": "A", "count": 10, "profile": attacker, "equipment": list(a_equipment),
+                 "rules": list(attacker_rules)}]},
+            "defender": {"name": "D", "width": 5, "models": [
+                {"name": "D", "count": 10, "profile": defender, "equipment": list(d_equipment),
+                 "rules": list(defender_rules), **(d_group or {})}]},
+            "engagement": engagement}
+    if own:
+        data["special_rules"] = own
+    return odds.from_dict(data)
+
+
+def die(ok, reroll=None, forced=False):
+    """{face: P} of a die's final face, by listing both dice of a possible re-roll."""
+    out = {f: Fraction(0) for f in range(1, 7)}
+    for first, second in itertools.product(range(1, 7), repeat=2):
+        again = ((reroll == "ones" and first == 1) or (reroll == "failures" and not ok(first))
+                 or (forced and ok(first)))
+        out[second if again else first] += Fraction(1, 36)
+    return out
+
+
+def enumerated(hit_need, wound_need, save_need, ward_need, *, reroll_hit=None,
+               reroll_wound=None, hit_mod=0, wound_mod=0, poisoned=False, killing=False,
+               ignores=False, reroll_save=None, forced_save=False, reroll_ward=None):
+    """P(unsaved wound) of one attack, summed over every final face of every die: the
+    rulebook's steps written out (hit, wound, armour, ward), independent of odds.core.effects."""
+    def rolls(need, mod):
+        return lambda f: f != 1 and (f == 6 or f + mod >= need)
+
+    def saves(need):
+        return lambda f: f != 1 and f >= need
+
+    total = Fraction(0)
+    for h, ph in die(rolls(hit_need, hit_mod), reroll_hit).items():
+        if not rolls(hit_need, hit_mod)(h):
+            continue
+        outcomes = [(True, False, ph)] if (poisoned and h == 6) else []  # (wounded, no armour)
+        if not outcomes and wound_need <= 6:
+            for w, pw in die(rolls(wound_need, wound_mod), reroll_wound).items():
+                if rolls(wound_need, wound_mod)(w):
+                    outcomes.append((True, killing and w == 6, ph * pw))
+        for _, no_armour, p in outcomes:
+            if not (no_armour or ignores) and save_need <= 6:
+                p *= sum(q for f, q in die(saves(save_need), reroll_save, forced_save).items()
+                         if not saves(save_need)(f))
+            if ward_need <= 6:
+                p *= sum(q for f, q in die(saves(ward_need), reroll_ward).items()
+                         if not saves(ward_need)(f))
+            total += p
+    return float(total)
+
+
+def p(sc, s=0, r=LATER, part=FIGHTING):
+    return compile_plan(sc).p_unsaved[r, 0, 0, 0, s, part]
+
+
+# Goblins (WS2 S3) against Warriors (WS5 T4, full plate: 4+, no shield so no parry):
+# to hit 5+ (WS5 is more than twice WS2), to wound 5+. Warriors against Goblins (T3, no armour): 3+ and 3+.
+CASES = {
+    "Poisoned Attacks": (dict(attacker_rules=["Poisoned Attacks"]),
+                         dict(hit_need=5, wound_need=5, save_need=4, ward_need=7,
+                              poisoned=True)),
+    "Killing Blow": (dict(attacker_rules=["Killing Blow"]),
+                     dict(hit_need=5, wound_need=5, save_need=4, ward_need=7, killing=True)),
+    "Armour Piercing": (dict(attacker_rules=["Armour Piercing"]),
+                        dict(hit_need=5, wound_need=5, save_need=5, ward_need=7)),
+    "Regeneration": (dict(defender_rules=["Regeneration"]),
+                     dict(hit_need=5, wound_need=5, save_need=4, ward_need=4)),
+    "Regeneration, Flaming Attacks": (
+        dict(attacker_rules=["Flaming Attacks"], defender_rules=["Regeneration"]),
+        dict(hit_need=5, wound_need=5, save_need=4, ward_need=7)),
+    "Poisoned Attacks, Killing Blow": (
+        dict(attacker_rules=["Poisoned Attacks", "Killing Blow"]),
+        dict(hit_need=5, wound_need=5, save_need=4, ward_need=7, poisoned=True, killing=True)),
+    "Killing Blow, Armour Piercing, Regeneration": (
+        dict(attacker_rules=["Killing Blow", "Armour Piercing"], defender_rules=["Regeneration"]),
+        dict(hit_need=5, wound_need=5, save_need=5, ward_need=4, killing=True)),
+    "house: re-roll wounds of 1, +1 to hit, enemy re-rolls saves": (
+        dict(attacker_rules=["Vicious"], own={"Vicious": {
+            "reroll_wound": "ones", "hit_modifier": 1, "enemy_rerolls_armour": True}}),
+        dict(hit_need=5, wound_need=5, save_need=4, ward_need=7, reroll_wound="ones",
+             hit_mod=1, forced_save=True)),
+    "house: -2 to wound, own armour re-rolled": (
+        dict(attacker_rules=["Feeble"], defender_rules=["Blessed"],
+             own={"Feeble": {"wound_modifier": -2}, "Blessed": {"reroll_armour": "failures"}}),
+        dict(hit_need=5, wound_need=5, save_need=4, ward_need=7, wound_mod=-2,
+             reroll_save="failures")),
+    "house: ignores armour, ward re-rolled": (
+        dict(attacker_rules=["Piercing"], defender_rules=["Regeneration", "Lucky"],
+             own={"Piercing": {"ignores_armour": True}, "Lucky": {"reroll_ward": "ones"}}),
+        dict(hit_need=5, wound_need=5, save_need=4, ward_need=4, ignores=True,
+             reroll_ward="ones")),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_per_attack_probability_matches_enumeration(case):
+    """R2-7, R2-8, R2-9 with special rules: the compiled per-attack probability is the
+    enumeration of every die."""
+    sc_args, chain = CASES[case]
+    assert p(scenario(**sc_args)) == pytest.approx(enumerated(**chain), abs=1e-15)
+
+
+def test_hatred_first_round_only_and_not_stacked_with_ones():
+    """R2-7 Hatred (a rule with when = "first round"): re-roll misses in the first round;
+    with a re-roll of 1s too, the die is still re-rolled once (failures include ones)."""
+    own = {"Grudging": {"reroll_hit": "ones"}}
+    sc = scenario(["Hatred", "Grudging"], own=own)
+    assert p(sc, r=FIRST) == pytest.approx(
+        enumerated(5, 5, 4, 7, reroll_hit="failures"), abs=1e-15)
+    assert p(sc, r=LATER) == pytest.approx(enumerated(5, 5, 4, 7, reroll_hit="ones"), abs=1e-15)
+
+
+def test_modifiers_add():
+    """Two +1 to hit rules make +2 (modifiers stack); a natural 1 still misses."""
+    own = {"Keen": {"hit_modifier": 1}, "Keener": {"hit_modifier": 1}}
+    sc = scenario(["Keen", "Keener"], own=own)
+    assert p(sc) == pytest.approx(enumerated(5, 5, 4, 7, hit_mod=2), abs=1e-15)
+    assert p(scenario(["Keen", "Keener", "Armour Piercing"], own=own)) > p(sc)
+
+
+def test_regeneration_and_ward_take_the_best_one():
+    """R2-9: one ward save only, the best of the profile's Ward and Regeneration."""
+    sc = scenario(defender_rules=["Regeneration"], defender={**WARRIOR, "Ward": 5})
+    assert p(sc) == pytest.approx(enumerated(5, 5, 4, 4), abs=1e-15)
+    sc = scenario(defender_rules=["Regeneration"], defender={**WARRIOR, "Ward": 3})
+    assert p(sc) == pytest.approx(enumerated(5, 5, 4, 3), abs=1e-15)
+
+
+def test_killing_blow_man_sized_only():
+    """Killing Blow does not slay monstrous infantry; Heroic Killing Blow does."""
+    monster = dict(d_group={"troop_type": "monstrous infantry"})
+    plain = p(scenario(**monster))
+    assert p(scenario(["Killing Blow"], **monster)) == plain
+    assert p(scenario(["Heroic Killing Blow"], **monster)) == pytest.approx(
+        enumerated(5, 5, 4, 7, killing=True), abs=1e-15)
+
+
+def test_mounts_do_not_use_the_riders_rules():
+    """A rider's Poisoned Attacks do not poison its steed's attacks."""
+    knight = dict(M=4, WS=4, S=4, T=3, W=1, I=3, A=1, Ld=8)
+    data = scenario(["Poisoned Attacks"], attacker=knight).to_dict()
+    group = data["attacker"]["models"][0]
+    group.update(troop_type="cavalry", mount={"WS": 3, "S": 3, "I": 3, "A": 1})
+    sc = odds.from_dict(data)
+    plain = odds.from_dict({**data, "attacker": {**data["attacker"], "models": [
+        {**group, "rules": []}]}})
+    assert p(sc, part=MOUNT) == p(plain, part=MOUNT)
+    assert p(sc) > p(plain)
+
+
+def test_devastating_charge_adds_an_attack_on_the_charge():
+    """Devastating Charge (when = "charging"): +1 A in the first round, for the charger."""
+    plan = compile_plan(scenario(["Devastating Charge"]))
+    assert list(plan.first_attacks) == [1, 0] and list(plan.attacks) == [1, 1]
+    plan = compile_plan(scenario(["Devastating Charge"], charger="defender"))
+    assert list(plan.first_attacks) == [0, 0]
+
+
+def test_immune_to_psychology():
+    """Never tests for Fear (R2-7), and may not flee as a charge reaction (R2-2)."""
+    plan = compile_plan(scenario(["Fear"], ["Immune to Psychology"]))
+    assert list(plan.tests_fear) == [0, 0]
+    assert list(compile_plan(scenario(["Fear"])).tests_fear) == [0, 1]
+    with pytest.raises(ScenarioError, match="Immune to Psychology may not flee"):
+        scenario(defender_rules=["Immune to Psychology"], reaction="flee", charge_distance=5)
+
+
+@pytest.mark.parametrize("case", ["Poisoned Attacks, Killing Blow",
+                                  "Killing Blow, Armour Piercing, Regeneration",
+                                  "house: re-roll wounds of 1, +1 to hit, enemy re-rolls saves"])
+def test_reference_attack_matches_probability(case):
+    """The reference's die-by-die attack (tests/naive_whfb8.py) against the enumerated
+    probability: 40,000 attacks, |z| < 4."""
+    sc_args, chain = CASES[case]
+    sc = scenario(**sc_args)
+    rng = random.Random(7)
+    trials = 40_000
+    assert_rate(naive.attack_sample(sc, rng, trials), trials, enumerated(**chain), case)
+
+
+def test_weapon_effects_apply_when_fought_with():
+    """A weapon entry may carry the same effects (a poisoned blade), used when it is the
+    weapon the group fights with (R2-10)."""
+    data = scenario().to_dict()
+    data["attacker"]["models"][0]["equipment"] = ["venom blade"]
+    data["weapons"] = {"venom blade": {"poisoned": True}}
+    assert p(odds.from_dict(data)) == pytest.approx(
+        enumerated(5, 5, 4, 7, poisoned=True), abs=1e-15)
+
+
+def test_kernel_and_exact_solver_play_special_rules():
+    """R2-4, R2-7 ... R2-9: special rules in a whole fight, simulated against solved exactly
+    (both read the plan's per-attack probabilities and first-round attacks)."""
+    assert_parity(scenario(["Poisoned Attacks", "Devastating Charge"],
+                           ["Regeneration", "Hatred"]), trials=100_000)
+
+
+ERRORS = [
+    (dict(attacker_rules=["Poisoned Atacks"]), "unknown special rule 'Poisoned Atacks'"),
+    (dict(attacker_rules=["X"], own={"X": {"poisned": True}}), "special_rules.X.poisned"),
+    (dict(attacker_rules=["X"], own={"X": {"reroll_hit": "sixes"}}), "special_rules.X.reroll_hit"),
+    (dict(attacker_rules=["X"], own={"X": {"stubborn": True, "when": "first round"}}),
+     "special_rules.X.stubborn"),
+    (dict(attacker_rules=["Killing Blow"], defender={**WARRIOR, "W": 2}),
+     "Killing Blow against models of more than one wound"),
+    (dict(attacker_rules=["Hatred", "Hatred"]), "rules"),
+]
+
+
+@pytest.mark.parametrize("args, message", ERRORS)
+def test_bad_special_rules_are_named(args, message):
+    with pytest.raises(ScenarioError, match=message.replace("(", r"\(")):
+        scenario(**args)
+
+
+def test_other_rulesets_refuse_special_rules_tables():
+    data = odds.load("data/scenarios/wh40k3_ten_vs_ten.toml").to_dict()
+    data["special_rules"] = {"X": {"poisoned": True}}
+    with pytest.raises(ScenarioError, match="special_rules"):
+        odds.from_dict(data)
+
+
+def test_house_rule_in_a_file_runs_from_the_cli(tmp_path):
+    """The data-only path: a new rule in the user's scenario file, no code (exit 0), and a
+    typo in it is one line naming the key (exit 2)."""
+    text = (open("data/scenarios/whfb8_chaos_warriors_vs_goblin_horde.toml").read()
+            .replace('equipment = ["spear"', 'rules = ["Sneaky"]\nequipment = ["spear"', 1)
+            + '\n[special_rules.Sneaky]\nreroll_hit = "ones"\npoisoned = true\n')
+    path = tmp_path / "house.toml"
+    path.write_text(text)
+    run = subprocess.run([sys.executable, "-m", "odds", "simulate", str(path), "--trials",
+                          "2000"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    path.write_text(text.replace("poisoned = true", "poisoned = 1"))
+    run = subprocess.run([sys.executable, "-m", "odds", "simulate", str(path), "--trials",
+                          "2000"], capture_output=True, text=True)
+    assert run.returncode == 2 and "special_rules.Sneaky.poisoned" in run.stderr
+    assert "Traceback" not in run.stderr
