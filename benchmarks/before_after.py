@@ -1,6 +1,7 @@
 """Speed of every bundled scenario in this tree against another tree, in one run.
 
     python benchmarks/before_after.py OLD_TREE [--trials N] [--passes K] [--threads T] [--only TEXT]
+                                               [--clock wall|cpu]
 
 OLD_TREE is a checkout of an earlier commit (e.g. ``git worktree add /tmp/before HEAD~3``).
 For each bundled scenario, one worker process per tree (``PYTHONPATH=TREE``, each with its own
@@ -29,6 +30,7 @@ import odds
 from odds.core import runner
 from odds.rulesets import get_ruleset
 path, trials, threads = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+clock = time.process_time if sys.argv[4] == "cpu" else time.perf_counter
 scenario = odds.load(path)
 ruleset = get_ruleset(scenario.ruleset)
 plan = ruleset.compile(scenario)
@@ -36,16 +38,17 @@ runner.set_threads(threads)
 runner.run(ruleset, plan, 1000, 0)  # compile, or load from the cache
 print("ready", flush=True)
 for line in sys.stdin:  # one pass per line read
-    start = time.perf_counter()
+    start = clock()
     runner.run(ruleset, plan, trials, int(line))
-    print(json.dumps(trials / (time.perf_counter() - start)), flush=True)
+    print(json.dumps(trials / (clock() - start)), flush=True)
 """
 
 
-def worker(tree: Path, scenario: Path, trials: int, threads: int) -> subprocess.Popen:
+def worker(tree: Path, scenario: Path, trials: int, threads: int,
+           clock: str) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(tree)}
     proc = subprocess.Popen([sys.executable, "-c", WORKER, str(scenario), str(trials),
-                             str(threads)], env=env, cwd=tree, stdin=subprocess.PIPE,
+                             str(threads), clock], env=env, cwd=tree, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, text=True)
     if proc.stdout.readline().strip() != "ready":
         raise SystemExit(f"worker for {tree} failed on {scenario.name}")
@@ -65,16 +68,19 @@ def main() -> None:
     parser.add_argument("--passes", type=int, default=5)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--only", default="", help="only scenarios whose file name has this")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="time each pass by the wall clock, or by the CPU time of its "
+                             "process (steadier when other jobs share the machine)")
     args = parser.parse_args()
     old = args.old.resolve()
     print(f"{args.trials:,} fights per pass, median of {args.passes} alternating passes, "
-          f"{args.threads} thread(s); new = {ROOT}, old = {old}")
+          f"{args.threads} thread(s), {args.clock} clock; new = {ROOT}, old = {old}")
     print(f"{'scenario':<52}{'old M/s':>9}{'new M/s':>9}{'new/old':>9}")
     for scenario in sorted((ROOT / "data" / "scenarios").glob("*.toml")):
         if args.only not in scenario.name or not (old / "data" / "scenarios"
                                                   / scenario.name).exists():
             continue
-        procs = {name: worker(tree, scenario, args.trials, args.threads)
+        procs = {name: worker(tree, scenario, args.trials, args.threads, args.clock)
                  for name, tree in (("old", old), ("new", ROOT))}
         rates = {"old": [], "new": []}
         for k in range(args.passes):

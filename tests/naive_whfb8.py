@@ -44,6 +44,7 @@ class Unit:
     mount: dict | None
     horde: int              # files that make a Horde, 0: never
     killable: bool          # can be slain by a man-sized Killing Blow
+    stomped: bool           # takes Stomps
     ranks: list = None      # models in each rank, front first
     damage: int = 0         # wounds on the model that will be removed next
     frenzied: bool = False
@@ -86,7 +87,8 @@ def prepare(scenario):
                           mounted=troop_types()[g.options["troop_type"]].mounted,
                           mount=g.options["mount"],
                           horde=troop_types()[g.options["troop_type"]].horde_files,
-                          killable=troop_types()[g.options["troop_type"]].killing_blow))
+                          killable=troop_types()[g.options["troop_type"]].killing_blow,
+                          stomped=troop_types()[g.options["troop_type"]].stomped))
     return to_hit, to_wound, units
 
 
@@ -102,6 +104,19 @@ def roll_die(rng, success, reroll=None, forced=False):
     if (reroll == "ones" and face == 1) or (reroll == "failures" and not ok) or (forced and ok):
         face = rng.randint(1, 6)
     return face
+
+
+def roll_dice(rng, spec):
+    """A dice spec (odds.core.effects.dice) rolled die by die: D3 is a D6 halved, rounded up."""
+    count, sides, plus = spec
+    return plus + sum(-(-rng.randint(1, 6) // 2) if sides == 3 else rng.randint(1, 6)
+                      for _ in range(count))
+
+
+def ld_roll(rng, unit):
+    """A Leadership test's two dice: 2D6, or the lowest two of 3D6 (Cold-blooded)."""
+    dice = [rng.randint(1, 6) for _ in range(3 if unit.has("cold_blooded") else 2)]
+    return sorted(dice)[:2]
 
 
 def movement_roll(rng, unit):
@@ -155,11 +170,15 @@ def play_fight(scenario, rng: random.Random, prepared, attacks: int | None = Non
         return sum(min(contact, r) for r in u.ranks[1:1 + n_ranks])
 
     def one_attack(s, ws, strength, effects, rider):
-        """One attack, die by die: to hit, to wound, armour, ward (R2-7 ... R2-9), with the
-        effects of the striker's rules and weapon if ``rider`` (mounts have none)."""
+        """One attack, die by die: to hit (none when ``ws`` is None: an automatic hit), to
+        wound, armour, ward (R2-7 ... R2-9), with the effects of the striker's rules and
+        weapon if ``rider`` (mounts, Impact Hits and Stomps have none). Returns None, "wound"
+        or "slain" (a Killing Blow)."""
         me, them = units[s], units[1 - s]
         first_round, charging = effects
         mine = me.active(first_round, charging) + [me.weapon] if rider else []
+        if ws is None:
+            return rolled_wound(s, strength, mine, them, first_round, 6, False)
         theirs = them.active(first_round, first_round and (1 - s) == charger)
 
         def best_reroll(key, sources):
@@ -177,19 +196,30 @@ def play_fight(scenario, rng: random.Random, prepared, attacks: int | None = Non
         mod = sum(x.hit_modifier for x in mine)
         face = roll_die(rng, lambda f: f == 6 or (f > 1 and f + mod >= need), reroll)
         if not (face == 6 or (face > 1 and face + mod >= need)):
-            return False
-        armour_ignored = False
-        if not (face == 6 and any(x.poisoned for x in mine)):
+            return None
+        return rolled_wound(s, strength, mine, them, first_round, face,
+                            any(x.poisoned for x in mine))
+
+    def rolled_wound(s, strength, mine, them, first_round, hit_face, poisoned):
+        """The rest of an attack that hit with ``hit_face``: to wound, armour, ward."""
+        theirs = them.active(first_round, first_round and (1 - s) == charger)
+
+        def best_reroll(key, sources):
+            given = [getattr(x, key) for x in sources if getattr(x, key)]
+            return "failures" if "failures" in given else ("ones" if given else None)
+
+        armour_ignored = slain = False
+        if not (hit_face == 6 and poisoned):
             need = to_wound[strength - 1][them.profile["T"] - 1]
             if need > 6:
-                return False
+                return None
             mod = sum(x.wound_modifier for x in mine)
             face = roll_die(rng, lambda f: f == 6 or (f > 1 and f + mod >= need),
                             best_reroll("reroll_wound", mine))
             if not (face == 6 or (face > 1 and face + mod >= need)):
-                return False
+                return None
             kb = [x.killing_blow for x in mine if x.killing_blow]
-            armour_ignored = face == 6 and ("any" in kb or (kb and them.killable))
+            slain = armour_ignored = face == 6 and ("any" in kb or (kb and them.killable))
         armour = them.profile["Sv"]
         if armour is None:
             armour = min([i.armour for i in them.items if i.armour] + [7])
@@ -198,7 +228,7 @@ def play_fight(scenario, rng: random.Random, prepared, attacks: int | None = Non
         if (need <= 6 and not armour_ignored and not any(x.ignores_armour for x in mine)
                 and roll_die(rng, lambda f: f >= need, best_reroll("reroll_armour", theirs),
                              any(x.enemy_rerolls_armour for x in mine)) >= need):
-            return False
+            return None
         ward = them.profile["Ward"] or 7
         their_front = (1 - s) == charger or facing == "front"
         if (not them.mounted and not them.weapon.is_weapon and any(i.parry for i in them.items)
@@ -206,11 +236,17 @@ def play_fight(scenario, rng: random.Random, prepared, attacks: int | None = Non
             ward = min(ward, 6)
         if not any(x.flaming for x in mine):
             ward = min([ward] + [x.regeneration for x in theirs if x.regeneration])
-        return not (ward <= 6 and roll_die(rng, lambda f: f >= ward,
-                                           best_reroll("reroll_ward", theirs)) >= ward)
+        if ward <= 6 and roll_die(rng, lambda f: f >= ward,
+                                  best_reroll("reroll_ward", theirs)) >= ward:
+            return None
+        return "slain" if slain else "wound"
+
+    def dice_of(u, key):
+        return next((getattr(x, key) for x in u.rules if getattr(x, key)), None)
 
     def strikers(s, first_round):
-        """(key, attacks, ws, strength, rider) for each part of unit s."""
+        """(key, attacks, ws, strength, rider) for each part of unit s: its fighting models,
+        supporters, mounts, Impact Hits and Stomps (ws None: automatic hits)."""
         u = units[s]
         p = u.profile
         first = u.has("strikes_first")
@@ -224,23 +260,40 @@ def play_fight(scenario, rng: random.Random, prepared, attacks: int | None = Non
                 strength += u.weapon.charge_strength
         strength = min(10, strength)
         contact = in_contact(s)
-        a = p["A"] + u.frenzied + (0 if u.mounted else u.weapon.extra_attack)
+        a = u.frenzied + (0 if u.mounted else u.weapon.extra_attack)
         a += sum(x.extra_attacks for x in u.active(first_round, s == charger))
+        random_attacks = dice_of(u, "random_attacks")
+        fighting = sum(a + (roll_dice(rng, random_attacks) if random_attacks else p["A"])
+                       for _ in range(contact))
         champion = 1 if u.options["champion"] and contact else 0
-        out = [(key, contact * a + champion + supporting(s, contact), p["WS"], strength, True)]
+        out = [(key, fighting + champion, p["WS"], strength, True),
+               (key, supporting(s, contact), p["WS"], strength, True)]
         if u.mount and u.mount["A"]:
             out.append((u.mount["I"], contact * u.mount["A"], u.mount["WS"], u.mount["S"], False))
+        impact = dice_of(u, "impact_hits")
+        if impact and s == charger:
+            hits = sum(roll_dice(rng, impact) for _ in range(contact)) if first_round else 0
+            out.append((10, hits, None, p["S"], False))
+        stomp = dice_of(u, "stomp")
+        if stomp and units[1 - s].stomped:
+            out.append((0, sum(roll_dice(rng, stomp) for _ in range(contact)), None, p["S"],
+                        False))
         return out
 
-    def wound(t, n):
-        """n unsaved wounds on unit t; returns how many it could take."""
+    def wound(t, outcomes, multiple):
+        """Unsaved wounds, then Killing Blows, on unit t, one at a time: a wound takes
+        ``multiple`` dice (Multiple Wounds, or 1) from the model it hits, never more than it
+        has left; a Killing Blow slays the model. Returns the wounds it took."""
         u = units[t]
         taken = 0
-        for _ in range(n):
+        for kind in sorted(outcomes, key=lambda o: o == "slain"):
             if not u.ranks:
                 break
-            taken += 1
-            u.damage += 1
+            left = u.profile["W"] - u.damage
+            dealt = left if kind == "slain" else min(left, roll_dice(rng, multiple) if multiple
+                                                     else 1)
+            taken += dealt
+            u.damage += dealt
             if u.damage == u.profile["W"]:
                 u.damage = 0
                 u.remove_one()
@@ -249,7 +302,7 @@ def play_fight(scenario, rng: random.Random, prepared, attacks: int | None = Non
     if attacks is not None:
         g = units[0].profile
         return sum(one_attack(0, g["WS"], min(10, g["S"] + units[0].weapon.strength_bonus),
-                              (False, False), True) for _ in range(attacks))
+                              (False, False), True) is not None for _ in range(attacks))
 
     if e["reaction"] == "flee":
         fled = movement_roll(rng, units[1 - charger])
@@ -269,7 +322,7 @@ def play_fight(scenario, rng: random.Random, prepared, attacks: int | None = Non
             if (other.has("causes_fear") and not u.has("causes_fear")
                     and not u.has("unbreakable") and not u.has("immune_to_psychology")
                     and not u.frenzied):
-                u.afraid = roll(rng, 2) > leadership(u)
+                u.afraid = sum(ld_roll(rng, u)) > leadership(u)
         caused = [0, 0]
         parts = [(key, s, a, ws, st, rr) for s in (0, 1)
                  for key, a, ws, st, rr in strikers(s, first_round)]
@@ -278,11 +331,17 @@ def play_fight(scenario, rng: random.Random, prepared, attacks: int | None = Non
                 break
             step = [(s, *rest) for s in (0, 1)
                     for (k, *rest) in strikers(s, first_round) if k == key]
-            hits = [(s, sum(one_attack(s, ws, st, (first_round, first_round and s == charger),
-                                       rider) for _ in range(a)))
+            hits = [(s, rider, [o for o in (one_attack(s, ws, st, (first_round,
+                                                                   first_round and s == charger),
+                                                       rider) for _ in range(a)) if o])
                     for s, a, ws, st, rider in step]
-            for s, h in hits:
-                caused[s] += wound(1 - s, h)
+            for s, rider, outcomes in hits:
+                mine = units[s].active(first_round, first_round and s == charger)
+                given = [x.multiple_wounds for x in mine + [units[s].weapon]
+                         if x.multiple_wounds]
+                multiple = max(given, key=lambda d: d[0] * (d[1] + 1) / 2 + d[2]) \
+                    if rider and given else None
+                caused[s] += wound(1 - s, outcomes, multiple)
         caused_total[0] += caused[0]
         caused_total[1] += caused[1]
         a0, a1 = units[0].alive(), units[1].alive()
@@ -311,6 +370,21 @@ def play_fight(scenario, rng: random.Random, prepared, attacks: int | None = Non
         won = 1 - loser
         lu, wu = units[loser], units[won]
         lu.frenzied = False
+        if lu.has("unstable"):  # a wound per point lost by, no saves; no break test
+            lost = 0
+            for _ in range(abs(score[0] - score[1])):
+                if not lu.ranks:
+                    break
+                lost += 1
+                lu.damage += 1
+                if lu.damage == lu.profile["W"]:
+                    lu.damage = 0
+                    lu.remove_one()
+            caused_total[won] += lost
+            if not lu.ranks:
+                result.update(winner=ATTACKER if won == 0 else DEFENDER, end=DESTROYED)
+                break
+            continue
         if lu.has("unbreakable"):
             continue
         steadfast = lu.has("stubborn") or lu.ranks_of_five() > wu.ranks_of_five()
@@ -318,7 +392,7 @@ def play_fight(scenario, rng: random.Random, prepared, attacks: int | None = Non
         tries = 2 if lu.options["battle_standard"] else 1
         held = False
         for _ in range(tries):
-            d1, d2 = roll(rng), roll(rng)
+            d1, d2 = ld_roll(rng, lu)
             if d1 + d2 <= target or d1 == d2 == 1:
                 held = True
                 break
@@ -326,7 +400,7 @@ def play_fight(scenario, rng: random.Random, prepared, attacks: int | None = Non
             continue
         result["winner"] = ATTACKER if won == 0 else DEFENDER
         result["end"] = FLED
-        pursues = wu.frenzied or e["pursue"] or roll(rng, 2) > leadership(wu)
+        pursues = wu.frenzied or e["pursue"] or sum(ld_roll(rng, wu)) > leadership(wu)
         fled = movement_roll(rng, lu)
         if pursues and movement_roll(rng, wu) >= fled:
             result["end"] = CAUGHT

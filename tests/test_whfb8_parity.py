@@ -119,13 +119,28 @@ def build(case: str):
                         unit("Wights", 16, 4, {**STATE_TROOP, "Ld": 8},
                              ["heavy armour", "shield"], ["Regeneration", "Fear", "Warded"]),
                         max_rounds=6, special_rules=own)
+    if case == "rolled_hits":  # R2-4 Random Attacks, Impact Hits at I10, Stomps at I0
+        ogres = unit("Ogres", 6, 3, OGRE, ["light armour"],
+                     ["Impact Hits (D3)", "Stomp", "Random Attacks (D3)"],
+                     {"troop_type": "monstrous infantry"})
+        return scenario(ogres, unit("Halberdiers", 20, 5, STATE_TROOP,
+                                    ["halberd", "light armour"], ["Cold-blooded"],
+                                    standard=True), max_rounds=6)
+    if case == "slaying_multiple_wounds":  # R2-8 Multiple Wounds, Killing Blow on W2; Unstable
+        slayers = unit("Slayers", 12, 4, {**STATE_TROOP, "WS": 5, "T": 4, "Ld": 10},
+                       ["additional hand weapon"], ["Heroic Killing Blow", "Multiple Wounds (D3)",
+                                                    "Unbreakable"])
+        wights = unit("Wights", 10, 5, {**STATE_TROOP, "W": 2, "Ld": 8},
+                      ["heavy armour", "shield"], ["Unstable", "Fear"], musician=True)
+        return scenario(slayers, wights, max_rounds=6)
     raise KeyError(case)
 
 
 CASES = ("bundled_8e", "bundled_resurrection", "lance_charge", "flank_spears",
          "monstrous_parry_defender_charges", "monstrous_horde_rear", "psychology",
          "asf_asl_weapons_wards", "morning_star_asf_reroll", "flee_reaction",
-         "equal_initiative_mutual", "special_rules", "house_rules")
+         "equal_initiative_mutual", "special_rules", "house_rules", "rolled_hits",
+         "slaying_multiple_wounds")
 
 
 def kernel_rows(sc) -> np.ndarray:

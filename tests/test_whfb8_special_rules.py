@@ -11,13 +11,22 @@ import sys
 from fractions import Fraction
 
 import naive_whfb8 as naive
+import numpy as np
 import pytest
 from exact_parity import assert_parity
 from stats import assert_rate
 
 import odds
 from odds.errors import ScenarioError
-from odds.rulesets.whfb8.compile import FIGHTING, FIRST, LATER, MOUNT, compile_plan
+from odds.rulesets.whfb8.compile import (
+    FIGHTING,
+    FIRST,
+    IMPACT,
+    LATER,
+    MOUNT,
+    STOMP,
+    compile_plan,
+)
 
 GOBLIN = dict(M=4, WS=2, S=3, T=3, W=1, I=3, A=1, Ld=5)
 WARRIOR = dict(M=4, WS=5, S=4, T=4, W=1, I=5, A=1, Ld=8)
@@ -233,8 +242,6 @@ ERRORS = [
     (dict(attacker_rules=["X"], own={"X": {"reroll_hit": "sixes"}}), "special_rules.X.reroll_hit"),
     (dict(attacker_rules=["X"], own={"X": {"stubborn": True, "when": "first round"}}),
      "special_rules.X.stubborn"),
-    (dict(attacker_rules=["Killing Blow"], defender={**WARRIOR, "W": 2}),
-     "Killing Blow against models of more than one wound"),
     (dict(attacker_rules=["Hatred", "Hatred"]), "rules"),
 ]
 
@@ -268,3 +275,111 @@ def test_house_rule_in_a_file_runs_from_the_cli(tmp_path):
                           "2000"], capture_output=True, text=True)
     assert run.returncode == 2 and "special_rules.Sneaky.poisoned" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+# --- rules that change how many attacks, hits or wounds there are -----------------------
+
+DUEL = dict(M=4, WS=4, S=4, T=4, W=1, I=4, A=1, Ld=10)
+HARMLESS = dict(M=4, WS=4, S=1, T=4, W=3, I=1, A=1, Ld=10)  # S1 cannot wound T10
+
+
+def one_round(attacker_rules, defender_profile, trials=200_000, own=None):
+    """defender_wounds of one round: one model of DUEL (T10, unharmed) against one model."""
+    from odds.core import runner
+    from odds.rulesets import get_ruleset
+
+    data = {"ruleset": "whfb8", "name": "duel",
+            "attacker": {"name": "A", "width": 1, "models": [
+                {"name": "A", "count": 1, "profile": {**DUEL, "T": 10},
+                 "rules": list(attacker_rules) + ["Unbreakable"]}]},
+            "defender": {"name": "D", "width": 1, "models": [
+                {"name": "D", "count": 1, "profile": defender_profile,
+                 "rules": ["Unbreakable"]}]},
+            "simulation": {"max_rounds": 1}, "special_rules": own or {}}
+    ruleset = get_ruleset("whfb8")
+    sc = odds.from_dict(data)
+    _, rows = runner.run(ruleset, ruleset.compile(sc), trials, 11, keep_fights=True)
+    return rows[6]
+
+
+def test_multiple_wounds_d3_against_three_wounds():
+    """R2-8 Multiple Wounds (D3): an unsaved wound (P = 1/2 * 1/2) becomes 1, 2 or 3."""
+    wounds = one_round(["Multiple Wounds (D3)"], {**HARMLESS, "T": 4})
+    for k, p_k in ((0, Fraction(3, 4)), (1, Fraction(1, 12)), (2, Fraction(1, 12)),
+                   (3, Fraction(1, 12))):
+        assert_rate(int((wounds == k).sum()), wounds.size, p_k, f"{k} wounds")
+
+
+def test_multiple_wounds_capped_at_the_models_wounds():
+    """Multiple Wounds (D6) against a W2 model: never more than the 2 it has."""
+    wounds = one_round(["Multiple Wounds (D6)"], {**HARMLESS, "T": 4, "W": 2})
+    assert wounds.max() == 2
+    assert_rate(int((wounds == 2).sum()), wounds.size, Fraction(1, 4) * Fraction(5, 6), "2")
+
+
+def test_killing_blow_slays_a_model_of_two_wounds():
+    """R2-8 Killing Blow against W2: a natural 6 to wound (P 1/2 * 1/6) slays it, 2 wounds."""
+    wounds = one_round(["Killing Blow"], {**HARMLESS, "T": 4, "W": 2})
+    assert_rate(int((wounds == 2).sum()), wounds.size, Fraction(1, 12), "slain")
+    assert_rate(int((wounds == 1).sum()), wounds.size, Fraction(1, 2) * Fraction(2, 6), "wound")
+
+
+def test_random_attacks_d6():
+    """R2-4 Random Attacks (D6): the model's attacks are a D6, each wounding with P 1/4."""
+    wounds = one_round(["Random Attacks (D6)"], {**HARMLESS, "T": 4, "W": 10})
+    want = sum(Fraction(1, 6) * Fraction(a, 4) for a in range(1, 7))
+    mean = wounds.mean()
+    sd = float(np.sqrt(wounds.var() / wounds.size))
+    assert abs(mean - float(want)) < 4 * sd
+
+
+def test_impact_hits_only_on_the_charge():
+    """Impact Hits (D3): automatic hits in the round the unit charges, none when charged."""
+    wounds = one_round(["Impact Hits (D3)"], {**HARMLESS, "T": 4, "W": 10})
+    # the hits wound on 4+; the model's own attack wounds with P 1/4
+    want = Fraction(2, 1) * Fraction(1, 2) + Fraction(1, 4)
+    sd = float(np.sqrt(wounds.var() / wounds.size))
+    assert abs(wounds.mean() - float(want)) < 4 * sd
+    plan = compile_plan(scenario(["Impact Hits (D3)"], charger="defender"))
+    assert not (plan.striker_part == IMPACT).any()
+
+
+def test_stomps_hit_infantry_only():
+    """Stomp: one automatic hit per model in contact, every round, against infantry; none
+    against cavalry or monstrous infantry (troop_types.toml)."""
+    assert (compile_plan(scenario(["Stomp"])).striker_part == STOMP).any()
+    monster = dict(d_group={"troop_type": "monstrous infantry"})
+    assert not (compile_plan(scenario(["Stomp"], **monster)).striker_part == STOMP).any()
+
+
+@pytest.mark.parametrize("rules, reason", [
+    (["Random Attacks (D3)"], "rolls a number of attacks"),
+    (["Impact Hits (D6)"], "rolls a number of attacks"),
+    (["Thunderstomp"], "rolls a number of attacks"),
+])
+def test_the_exact_solver_says_what_it_cannot_take(rules, reason):
+    """--method auto simulates these and says why; --method exact refuses them."""
+    sc = scenario(rules)
+    auto = odds.simulate(sc, method="auto", trials=2000, seed=1, quiet=True)
+    assert auto.method == "mc" and reason in auto.method_note
+    with pytest.raises(ScenarioError, match=reason):
+        odds.simulate(sc, method="exact")
+
+
+def test_exact_solver_refuses_wound_rolling_rules():
+    w2 = dict(defender={**WARRIOR, "W": 2})
+    for rules, reason in ((["Multiple Wounds (D3)"], "Multiple Wounds"),
+                          (["Killing Blow"], "Killing Blow"), (["Unstable"], "Unstable")):
+        with pytest.raises(ScenarioError, match=reason):
+            odds.simulate(scenario(rules, **w2), method="exact")
+    # against one-wound models they are one wound: solved
+    assert odds.simulate(scenario(["Multiple Wounds (D3)", "Killing Blow"]),
+                         method="exact").method == "exact"
+
+
+def test_kernel_and_exact_solver_play_counted_hits_and_cold_blood():
+    """Fixed Impact Hits and Stomps, and Cold-blooded Ld tests (R2-7, R2-12): the exact
+    solver plays them, against the kernel."""
+    ogre = dict(M=6, WS=3, S=4, T=4, W=3, I=2, A=3, Ld=7)
+    assert_parity(scenario(["Impact Hits (1)", "Stomp", "Fear"], ["Cold-blooded"],
+                           attacker=ogre, d_group={}), trials=100_000)

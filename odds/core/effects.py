@@ -17,6 +17,8 @@ Stacking, the same for every ruleset:
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from odds.core import schema as s
@@ -74,3 +76,33 @@ def strongest_reroll(rerolls) -> str | None:
 def reroll(value, where: s.Where) -> str | None:
     """A re-roll key's value in data: ``"ones"`` or ``"failures"``."""
     return s.choice(*REROLLS)(value, where)
+
+
+def dice(value, where: s.Where) -> tuple[int, int, int]:
+    """A number of attacks, hits or wounds written in data: a whole number 1-10, or dice
+    "D3", "D6", "2D6", "D3+1" ... (D3 and D6 only). Returns (dice, sides, plus)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if 1 <= value <= 10:
+            return 0, 6, value
+        raise where.error(f"must be a whole number 1-10 or dice such as 'D3', 'D6', '2D6', "
+                          f"'D3+1', got {value}")
+    text = value.strip().upper() if isinstance(value, str) else None
+    match = _DICE.fullmatch(text) if text else None
+    if not match:
+        raise where.error(f"must be a whole number 1-10 or dice such as 'D3', 'D6', '2D6', "
+                          f"'D3+1', got {value!r}")
+    count, sides, plus = match.groups()
+    return int(count or 1), int(sides), int(plus or 0)
+
+
+_DICE = re.compile(r"([1-4])?D([36])(?:\+([1-6]))?")
+
+
+def dice_pmf(spec: tuple[int, int, int]) -> np.ndarray:
+    """P(value) for value = 0 .. max of a :func:`dice` spec (dice, sides, plus)."""
+    count, sides, plus = spec
+    out = np.zeros(plus + 1)
+    out[plus] = 1.0
+    for _ in range(count):
+        out = np.convolve(out, np.r_[0.0, np.full(sides, 1 / sides)])
+    return out

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from odds.core.effects import final_faces, strongest_reroll, succeeds
+from odds.core.effects import dice_pmf, final_faces, strongest_reroll, succeeds
 from odds.rulesets.whfb8.rules import NO_SAVE
 
 
@@ -24,6 +24,7 @@ class Striking:
     ignores_armour: bool = False
     flaming: bool = False
     enemy_rerolls_armour: bool = False
+    multiple_wounds: tuple | None = None
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,15 @@ def striking(sources, extra_reroll: str | None = None) -> Striking:
         armour_piercing=sum(x.armour_piercing for x in sources),
         ignores_armour=any(x.ignores_armour for x in sources),
         flaming=any(x.flaming for x in sources),
-        enemy_rerolls_armour=any(x.enemy_rerolls_armour for x in sources))
+        enemy_rerolls_armour=any(x.enemy_rerolls_armour for x in sources),
+        multiple_wounds=max((x.multiple_wounds for x in sources if x.multiple_wounds),
+                            key=mean, default=None))
+
+
+def mean(spec: tuple) -> float:
+    """The mean of a dice spec (odds.core.effects.dice): the larger Multiple Wounds applies."""
+    pmf = dice_pmf(spec)
+    return float(pmf @ range(len(pmf)))
 
 
 def saving(rules) -> Saving:
@@ -64,22 +73,26 @@ def saving(rules) -> Saving:
         reroll_ward=strongest_reroll([r.reroll_ward for r in rules]))
 
 
-def p_unsaved(to_hit: int, to_wound: int, armour: int, ward: int, strength: int,
-              by: Striking, on: Saving, man_sized: bool) -> float:
-    """P(one attack causes an unsaved wound): ``to_hit`` and ``to_wound`` from the charts
-    (``NO_SAVE`` when the hit cannot wound), ``armour`` the target's save before Strength
+def p_unsaved(to_hit: int | None, to_wound: int, armour: int, ward: int, strength: int,
+              by: Striking, on: Saving, man_sized: bool) -> tuple[float, float]:
+    """P(one attack causes an unsaved wound), split as (a wound, a Killing Blow): ``to_hit``
+    and ``to_wound`` from the charts (``to_hit`` None: it hits automatically; ``to_wound``
+    ``NO_SAVE`` when the hit cannot wound), ``armour`` the target's save before Strength
     (``NO_SAVE``: none), ``ward`` its best ward save other than Regeneration. ``man_sized``:
-    a (not Heroic) Killing Blow can slay the target's troop type; the target has one wound.
+    a (not Heroic) Killing Blow can slay the target's troop type.
 
     A natural 1 always fails to hit or wound and a natural 6 always hits (*assumption* for
     modifiers past the chart); a hit that cannot wound on the chart never does. A natural 6 to
     hit with Poisoned Attacks wounds without a roll; a natural 6 to wound with Killing Blow
-    allows no armour save. One ward save is taken: the best of ``ward`` and Regeneration
-    (lost against flaming attacks)."""
-    hit_ok = succeeds(to_hit, by.hit_modifier)
-    hit = final_faces(hit_ok, by.reroll_hit)
-    automatic = hit[6] if by.poisoned else 0.0
-    rolled = hit[hit_ok].sum() - automatic
+    allows no armour save and slays the model. One ward save is taken: the best of ``ward``
+    and Regeneration (lost against flaming attacks)."""
+    if to_hit is None:
+        automatic, rolled = 0.0, 1.0
+    else:
+        hit_ok = succeeds(to_hit, by.hit_modifier)
+        hit = final_faces(hit_ok, by.reroll_hit)
+        automatic = hit[6] if by.poisoned else 0.0
+        rolled = hit[hit_ok].sum() - automatic
     if to_wound >= NO_SAVE:
         wounding = killing = 0.0
     else:
@@ -98,5 +111,5 @@ def p_unsaved(to_hit: int, to_wound: int, armour: int, ward: int, strength: int,
     if ward_need < NO_SAVE:
         ok = succeeds(ward_need, six_succeeds=False)
         ward_fails = 1.0 - final_faces(ok, on.reroll_ward)[ok].sum()
-    return float((automatic * armour_fails + rolled * (wounding * armour_fails + killing))
-                 * ward_fails)
+    return (float((automatic + rolled * wounding) * armour_fails * ward_fails),
+            float(rolled * killing * ward_fails))

@@ -17,14 +17,18 @@ from odds.rulesets.whfb8.rules import (
     troop_types,
 )
 
-FIGHTING, SUPPORTING, MOUNT = 0, 1, 2   # the striking parts of a unit (R2-4, R2-5)
+# the striking parts of a unit (R2-4 ... R2-6): its models in contact, its supporters, their
+# mounts, and the automatic hits of Impact Hits and Stomps
+FIGHTING, SUPPORTING, MOUNT, IMPACT, STOMP = 0, 1, 2, 3, 4
 FRONT, FLANK, REAR = 0, 1, 2            # the face of the charged unit that is engaged (R2-3)
 FIRST, LATER = 0, 1                     # the charge round and the rest (R2-14)
-PARTS = 3
+PARTS = 5
+IMPACT_I, STOMP_I = 10, 0               # Impact Hits strike at Initiative 10, Stomps at 0
+NO_DICE = (0, 1, 0)                     # a dice spec (odds.core.effects.dice) of nothing
 
 
 class Plan(NamedTuple):
-    """Arrays indexed by side (0 attacker, 1 defender) and part (FIGHTING, SUPPORTING, MOUNT)."""
+    """Arrays indexed by side (0 attacker, 1 defender) and part (FIGHTING ... STOMP)."""
 
     count: np.ndarray          # (2,) models at the start
     width: np.ndarray          # (2,) files
@@ -33,6 +37,8 @@ class Plan(NamedTuple):
     attacks: np.ndarray        # (2,) A of a fighting model, before Frenzy (R2-4)
     first_attacks: np.ndarray  # (2,) its extra A in the first round (Devastating Charge...)
     mount_attacks: np.ndarray  # (2,) A of its mount, 0 if on foot
+    impact_hits: np.ndarray    # (2,) fixed Impact Hits per model in contact on the charge
+    stomps: np.ndarray         # (2,) fixed Stomps per model in contact, every round
     champion: np.ndarray       # (2,) a champion in the front rank: +1 A, removed last (R2-4)
     frenzy: np.ndarray         # (2,) Frenzied at the start (R2-7)
     support_ranks: np.ndarray  # (2,) supporting ranks without the Horde (R2-5)
@@ -41,9 +47,9 @@ class Plan(NamedTuple):
     in_contact: np.ndarray     # (2,) models in base contact given by the scenario, 0: default
     face: int                  # FRONT, FLANK or REAR of the charged unit (R2-3)
     steps: np.ndarray          # (K,) strike keys present, highest first (R2-6)
-    striker_side: np.ndarray   # (K, 6) parts striking at each key, -1 padded
-    striker_part: np.ndarray   # (K, 6)
-    p_unsaved: np.ndarray      # (2 rounds, 2 fear, 2 enemy fear, 2 enemy frenzy, 2, 3) per attack
+    striker_side: np.ndarray   # (K, 2 * PARTS) parts striking at each key, -1 padded
+    striker_part: np.ndarray   # (K, 2 * PARTS)
+    p_unsaved: np.ndarray      # (2 rounds, 2 fear, 2 enemy fear, 2 enemy frenzy, 2, PARTS)
     cdf: np.ndarray            # binomial CDF rows (odds.core.binomial)
     cdf_offset: np.ndarray     # p_unsaved's shape
     cdf_top: np.ndarray        # p_unsaved's shape
@@ -60,6 +66,15 @@ class Plan(NamedTuple):
     charge_distance: float
     pursue: bool               # the winner pursues; False: restrains on a Ld test (R2-13)
     max_rounds: int
+    p_slay: np.ndarray         # p_unsaved's shape: P(a Killing Blow slays a model of W > 1)
+    rolled: np.ndarray         # (2, PARTS, 3) dice per model in contact: Random Attacks (in
+                               # FIGHTING), Impact Hits, Stomps; NO_DICE if none is rolled
+    multiple_wounds: np.ndarray  # (2 rounds, 2, 3) dice each riders' unsaved wound becomes
+    multiplies: np.ndarray     # (2 rounds, 2) the riders have Multiple Wounds
+    one_by_one: np.ndarray     # (2,) its wounds are taken one by one: Multiple Wounds or a
+                               # Killing Blow against models of more than one wound
+    cold_blooded: np.ndarray   # (2,) Ld tests on 3D6, the highest dropped
+    unstable: np.ndarray       # (2,) loses a wound per point it loses a combat by, never flees
 
 
 def active(rules, r: int, charging: bool) -> list:
@@ -104,6 +119,15 @@ def compile_plan(scenario) -> Plan:
         foot_extra = not on_mount[s] and (weapon[s].extra_rank or has(s, "extra_rank"))
         return int(foot_extra) if resurrection else 1 + foot_extra
 
+    def spec(s, key):
+        """The group's dice for ``key`` (Random Attacks, Impact Hits, Stomp), NO_DICE if none:
+        the first rule that gives them."""
+        return next((getattr(x, key) for x in rules[s] if getattr(x, key)), NO_DICE)
+
+    stomped = [troops[g.options["troop_type"]].stomped for g in groups]
+    rolled = np.array([[spec(s, "random_attacks"), NO_DICE, NO_DICE, spec(s, "impact_hits"),
+                        spec(s, "stomp") if stomped[1 - s] else NO_DICE] for s in range(2)],
+                      np.int64)
     first = [has(s, "strikes_first") for s in range(2)]
     last = [weapon[s].strikes_last or has(s, "strikes_last") for s in range(2)]
     keys = np.full((2, PARTS), -1, np.int64)
@@ -112,6 +136,10 @@ def compile_plan(scenario) -> Plan:
                                                              last[s])
         if mount[s]["A"] > 0:
             keys[s, MOUNT] = strike_key(mount[s]["I"], False, False)
+        if tuple(rolled[s, IMPACT]) != NO_DICE and s == charger:
+            keys[s, IMPACT] = strike_key(IMPACT_I, False, False)
+        if tuple(rolled[s, STOMP]) != NO_DICE:
+            keys[s, STOMP] = strike_key(STOMP_I, False, False)
     steps = np.array(sorted({int(k) for k in keys.ravel() if k >= 0}, reverse=True), np.int64)
     striker_side = np.full((len(steps), 2 * PARTS), -1, np.int64)
     striker_part = np.full((len(steps), 2 * PARTS), -1, np.int64)
@@ -121,6 +149,8 @@ def compile_plan(scenario) -> Plan:
         striker_part[k, :len(parts)] = parts[:, 1]
 
     p = np.zeros((2, 2, 2, 2, 2, PARTS))
+    p_slay = np.zeros_like(p)
+    multiple_wounds = np.array([[NO_DICE] * 2] * 2, np.int64)  # [round type, side]
     for s in range(2):
         t = 1 - s
         prof, target = groups[s].profile, groups[t].profile
@@ -132,6 +162,7 @@ def compile_plan(scenario) -> Plan:
         parry = (not on_mount[t] and not weapon[t].is_weapon and any(i.parry for i in items[t])
                  and fights_front[t])
         man_sized = troops[groups[t].options["troop_type"]].killing_blow
+        one_wound = target["W"] == 1
         for r in (FIRST, LATER):
             charging = r == FIRST and s == charger
             strength = min(10, prof["S"] + weapon[s].strength_bonus
@@ -139,25 +170,38 @@ def compile_plan(scenario) -> Plan:
                            + (charging and on_mount[s]) * weapon[s].charge_strength)
             rider = striking(active(rules[s], r, charging) + [weapon[s]],
                              "failures" if reroll_first else None)
+            if rider.multiple_wounds and not one_wound:
+                multiple_wounds[r, s] = rider.multiple_wounds  # R2-8: a W1 takes one wound
             on = saving(active(rules[t], r, r == FIRST and t == charger))
+            automatic = striking([])
             for part, ws, st, by in ((FIGHTING, prof["WS"], strength, rider),
                                      (SUPPORTING, prof["WS"], strength, rider),
-                                     (MOUNT, mount[s]["WS"], mount[s]["S"], striking([]))):
+                                     (MOUNT, mount[s]["WS"], mount[s]["S"], automatic),
+                                     (IMPACT, None, prof["S"], automatic),
+                                     (STOMP, None, prof["S"], automatic)):
                 for afraid in (0, 1):
                     for enemy_afraid in (0, 1):
-                        hit = to_hit[(1 if afraid else ws) - 1][
+                        hit = None if ws is None else to_hit[(1 if afraid else ws) - 1][
                             (1 if enemy_afraid else target["WS"]) - 1]
                         wound = to_wound[st - 1][target["T"] - 1]
                         for frenzied in (0, 1):
                             ward = min(target["Ward"] or NO_SAVE,
                                        6 if parry and not frenzied else NO_SAVE)
-                            p[r, afraid, enemy_afraid, frenzied, s, part] = p_unsaved(
-                                hit, wound, armour, ward, st, by, on, man_sized)
+                            i = (r, afraid, enemy_afraid, frenzied, s, part)
+                            p[i], p_slay[i] = p_unsaved(hit, wound, armour, ward, st, by, on,
+                                                        man_sized)
+                            if one_wound:  # a slain one-wound model is one unsaved wound
+                                p[i], p_slay[i] = p[i] + p_slay[i], 0.0
 
     count = ints(lambda s, side, g: g.count)
     width = ints(lambda s, side, g: side.options["width"])
-    attacks = ints(lambda s, side, g: g.profile["A"]
+    fixed = rolled[:, :, 0] == 0  # a whole number, not dice: counted, not rolled
+    highest = rolled[:, :, 0] * rolled[:, :, 1] + rolled[:, :, 2]
+    base = [highest[s, FIGHTING] if tuple(rolled[s, FIGHTING]) != NO_DICE else 0
+            for s in range(2)]  # Random Attacks replace the profile's A; rolled ones add
+    attacks = ints(lambda s, side, g: (base[s] if fixed[s, FIGHTING] else 0)
                    + (0 if on_mount[s] else weapon[s].extra_attack))  # R2-10: one weapon
+    attacks += ints(lambda s, side, g: 0 if base[s] else g.profile["A"])
     first_attacks = ints(lambda s, side, g: sum(
         x.extra_attacks for x in active(rules[s], FIRST, s == charger))
         - sum(x.extra_attacks for x in active(rules[s], LATER, False)))
@@ -167,8 +211,10 @@ def compile_plan(scenario) -> Plan:
     in_front = np.minimum(count, width)
     most = np.zeros((2, PARTS), np.int64)
     for s in range(2):
-        most[s] = [in_front[s] * (attacks[s] + first_attacks[s] + frenzy[s]) + 1,
-                   in_front[s] * 3, in_front[s] * mount[s]["A"]]
+        most[s] = [in_front[s] * (attacks[s] + first_attacks[s] + frenzy[s]
+                                  + (0 if fixed[s, FIGHTING] else highest[s, FIGHTING])) + 1,
+                   in_front[s] * 3, in_front[s] * mount[s]["A"],
+                   in_front[s] * highest[s, IMPACT], in_front[s] * highest[s, STOMP]]
     cdf, cdf_offset, cdf_top = cdf_tables(p, np.broadcast_to(most, p.shape))
     causes_fear = [has(s, "causes_fear") for s in range(2)]
     return Plan(
@@ -178,6 +224,8 @@ def compile_plan(scenario) -> Plan:
         attacks=attacks,
         first_attacks=first_attacks,
         mount_attacks=ints(lambda s, side, g: mount[s]["A"]),
+        impact_hits=ints(lambda s, side, g: highest[s, IMPACT] * fixed[s, IMPACT]),
+        stomps=ints(lambda s, side, g: highest[s, STOMP] * fixed[s, STOMP]),
         champion=ints(lambda s, side, g: side.options["champion"]),
         frenzy=frenzy,
         support_ranks=ints(lambda s, side, g: support_ranks(s)),
@@ -201,4 +249,12 @@ def compile_plan(scenario) -> Plan:
         charge_distance=float(e["charge_distance"] or 0.0),
         pursue=bool(e["pursue"]),
         max_rounds=int(scenario.simulation["max_rounds"]),
+        p_slay=p_slay,
+        rolled=np.where(fixed[:, :, None], np.array(NO_DICE), rolled),
+        multiple_wounds=multiple_wounds,
+        multiplies=(multiple_wounds[:, :, 0] + multiple_wounds[:, :, 2] > 0).astype(np.int64),
+        one_by_one=np.array([(multiple_wounds[:, s, 0] + multiple_wounds[:, s, 2]).any()
+                             or p_slay[..., s, :].any() for s in range(2)], np.int64),
+        cold_blooded=ints(lambda s, side, g: has(s, "cold_blooded")),
+        unstable=ints(lambda s, side, g: has(s, "unstable")),
     )

@@ -18,7 +18,15 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from odds.core.exact import binomial_pmf, check_states, dice_sum, drop_lowest, p_ge, p_gt
+from odds.core.exact import (
+    binomial_pmf,
+    check_states,
+    dice_sum,
+    drop_highest,
+    drop_lowest,
+    p_ge,
+    p_gt,
+)
 from odds.core.outcome import (
     ATTACKER,
     CAUGHT,
@@ -30,17 +38,19 @@ from odds.core.outcome import (
     NONE,
     UNRESOLVED,
 )
-from odds.rulesets.whfb8.compile import FIGHTING, FIRST, LATER, MOUNT, SUPPORTING
+from odds.rulesets.whfb8.compile import FIRST, LATER, PARTS
 from odds.rulesets.whfb8.kernel import _in_contact, _part_attacks, _ranks, _score
 
 TWO_D6 = dice_sum(2)
 SWIFT = drop_lowest(3)  # Swiftstride: 3D6, the lowest dropped (R2-13)
+COLD = drop_highest(3)  # Cold-blooded: 3D6, the highest dropped (R2-12)
+DOUBLE_ONE = (1 / 36, 16 / 216)  # P(the dice kept are 1 and 1): 2D6, Cold-blooded
 N_ENDS = 6
 STANDING_OFFSET = 1 << 20  # _standing packs a combat result difference this far from 0
 CACHED_STANDINGS = 1 << 22  # _standing kept for every (round type, models standing) up to this
 POOL = 256  # strikes' distributions kept (rows of pmf and tail)
 DENSE_BOX = 1 << 18  # a round's fights indexed by their wounds left when their box is this small
-STRIKERS = 6  # striking parts at one step at most: 2 sides x 3 parts (the plan's K x 6)
+STRIKERS = 2 * PARTS  # striking parts at one step, and strike steps, at most
 
 
 class Sides(NamedTuple):
@@ -48,8 +58,9 @@ class Sides(NamedTuple):
     a function takes, which in the walk's inner loops would cost more than the rules.
 
     Per side: the plan's fields of the same names. ``strikers`` holds the plan's
-    ``striker_side * 3 + striker_part`` by step (``STRIKERS`` a step, -1 padded);
-    ``fails_ld`` P(2D6 > Ld), ``catch`` P(caught) by the loser, ``holds`` P(2D6 <= t)."""
+    ``striker_side * PARTS + striker_part`` by step (``STRIKERS`` a step, -1 padded);
+    ``fails_ld`` P(roll > Ld), ``catch`` P(caught) by the loser, ``holds`` P(roll <= t) of
+    side s at ``13 * s + t``, ``insane`` P(a double 1), the roll 2D6 or Cold-blooded's."""
 
     count: tuple
     width: tuple
@@ -58,6 +69,8 @@ class Sides(NamedTuple):
     attacks: tuple
     first_attacks: tuple
     mount_attacks: tuple
+    impact_hits: tuple
+    stomps: tuple
     champion: tuple
     frenzy: tuple
     support_ranks: tuple
@@ -79,26 +92,47 @@ class Sides(NamedTuple):
     fails_ld: tuple
     catch: tuple
     holds: tuple
+    insane: tuple
 
 
 def sides(plan) -> Sides:
     """The walk's view of ``plan``, with the dice of the break test, restraint and pursuit."""
     moves = [SWIFT if plan.swiftstride[s] else TWO_D6 for s in range(2)]
-    strikers = np.where(plan.striker_side >= 0, plan.striker_side * 3 + plan.striker_part, -1)
-    own = {name: getattr(plan, name) for name in Sides._fields[:23]}  # up to max_rounds
+    tests = [COLD if plan.cold_blooded[s] else TWO_D6 for s in range(2)]
+    strikers = np.where(plan.striker_side >= 0, plan.striker_side * PARTS + plan.striker_part,
+                        -1)
+    own = {name: getattr(plan, name) for name in Sides._fields[:25]}  # up to max_rounds
     return Sides(
         **{name: tuple(int(v) for v in x) if isinstance(x, np.ndarray) else int(x)
            for name, x in own.items()},
         steps=len(plan.steps),
         strikers=tuple(int(v) for v in np.pad(strikers, ((0, STRIKERS - len(strikers)), (0, 0)),
                                               constant_values=-1).ravel()),
-        fails_ld=tuple(p_gt(TWO_D6, plan.leadership[s]) for s in range(2)),
+        fails_ld=tuple(p_gt(tests[s], plan.leadership[s]) for s in range(2)),
         catch=tuple(_p_catch(moves[1 - s], moves[s]) for s in range(2)),
-        holds=tuple(float(h) for h in np.cumsum(TWO_D6)))
+        holds=tuple(float(h) for s in range(2) for h in np.cumsum(tests[s])),
+        insane=tuple(DOUBLE_ONE[int(plan.cold_blooded[s])] for s in range(2)))
 
 
 def covers(scenario) -> str | None:
-    """Every whfb8 fight: one unit a side, with every rule the kernel plays."""
+    """Every whfb8 fight but those with rules that roll a number of attacks, hits or wounds
+    (Random Attacks, dice of Impact Hits or Stomps, Multiple Wounds against models of more
+    than one wound), Killing Blow against such models, or Unstable."""
+    from odds.rulesets.whfb8.compile import compile_plan
+
+    return refusal(compile_plan(scenario))
+
+
+def refusal(plan) -> str | None:
+    """Why the solver cannot take ``plan`` (see :func:`covers`), or None."""
+    if (plan.rolled[:, :, 0] > 0).any():
+        return "it rolls a number of attacks or hits (Random Attacks, Impact Hits or Stomps in dice)"
+    if (plan.multiple_wounds[:, :, 0] + plan.multiple_wounds[:, :, 2] > 0).any():
+        return "Multiple Wounds against models of more than one wound"
+    if plan.p_slay.any():
+        return "Killing Blow against models of more than one wound"
+    if plan.unstable.any():
+        return "an Unstable unit (it loses wounds after the combat result)"
     return None
 
 
@@ -224,20 +258,28 @@ def _models(sd, left, s):
 def _strike(sd, n, frenzied, afraid, r, k, s):
     """What decides side s's unsaved wounds at step k (R2-4 ... R2-9): the round, the
     Fear and Frenzy the dice depend on, and each part's attacks (fighting, supporting,
-    mounts) from the models standing."""
+    mounts, Impact Hits, Stomps) from the models standing."""
     contact = _in_contact(sd, n, s)
-    fighting, supporting, mounts = 0, 0, 0
+    a0, a1, a2, a3, a4 = 0, 0, 0, 0, 0
     for j in range(STRIKERS):
         code = sd.strikers[k * STRIKERS + j]
         if code < 0:
             break
-        if code == 3 * s + FIGHTING:
-            fighting = _part_attacks(sd, n, frenzied, s, FIGHTING, contact, r)
-        elif code == 3 * s + SUPPORTING:
-            supporting = _part_attacks(sd, n, frenzied, s, SUPPORTING, contact, r)
-        elif code == 3 * s + MOUNT:
-            mounts = _part_attacks(sd, n, frenzied, s, MOUNT, contact, r)
-    return (r, afraid[s], afraid[1 - s], frenzied[1 - s], fighting, supporting, mounts)
+        if code // PARTS != s:
+            continue
+        part = code % PARTS
+        a = _part_attacks(sd, n, frenzied, s, part, contact, r)
+        if part == 0:
+            a0 = a
+        elif part == 1:
+            a1 = a
+        elif part == 2:
+            a2 = a
+        elif part == 3:
+            a3 = a
+        else:
+            a4 = a
+    return (r, afraid[s], afraid[1 - s], frenzied[1 - s], a0, a1, a2, a3, a4)
 
 
 @njit(cache=True, inline="always")
@@ -247,7 +289,7 @@ def _most_wounds(sd, n, frenzied, s):
     total = 0
     for k in range(sd.steps):
         strike = _strike(sd, n, frenzied, (0, 0), FIRST, k, s)
-        total += strike[4] + strike[5] + strike[6]
+        total += strike[4] + strike[5] + strike[6] + strike[7] + strike[8]
     return total
 
 
@@ -281,7 +323,7 @@ def _settle(sd, n, caused, frenzied, standing):
         return after, 1.0, NONE, 0.0, 0.0
     steadfast = (standing >> (1 - loser)) & 1
     target = sd.leadership[loser] - (0 if steadfast else abs(diff))
-    hold = sd.holds[min(target, 12)] if target >= 2 else 1.0 / 36.0  # Insane Courage
+    hold = sd.holds[13 * loser + min(target, 12)] if target >= 2 else sd.insane[loser]
     if sd.reroll_break[loser]:  # battle standard: re-roll a failed test
         hold = 1.0 - (1.0 - hold) * (1.0 - hold)
     # R2-13: pursue (Frenzy must; restraining needs a Ld test), flee, Caught!
@@ -300,7 +342,7 @@ def _convolve(strike, s, row, p_unsaved, cdf, cdf_offset, cdf_top, pmf, tail, sc
     r, afraid, enemy_afraid, enemy_frenzied = strike[0], strike[1], strike[2], strike[3]
     pmf[row, 0] = 1.0
     top = 0
-    for part in range(3):
+    for part in range(PARTS):
         a = strike[4 + part]
         if a == 0:
             continue
@@ -329,7 +371,9 @@ def _convolve(strike, s, row, p_unsaved, cdf, cdf_offset, cdf_top, pmf, tail, sc
 @njit(cache=True, inline="always")
 def _strike_key(strike, s, reach):
     """A strike (:func:`_strike`) of side s as one number; its attacks are below ``reach``."""
-    key = (strike[4] * reach + strike[5]) * reach + strike[6]
+    key = strike[4]
+    for part in range(1, PARTS):
+        key = key * reach + strike[4 + part]
     for i in range(4):
         key = key * 2 + strike[i]
     return key * 2 + s
@@ -364,8 +408,10 @@ def _strikes(sd, p_unsaved, cdf, cdf_offset, cdf_top, r, frenzied, most0, most1,
             out = lost if final else nxt
             by0 = _strike(sd, start, frenzied, afraid, r, k, 0)
             by1 = _strike(sd, start, frenzied, afraid, r, k, 1)
-            new0 = min(most0, ext0 + by1[4] + by1[5] + by1[6])
-            new1 = min(most1, ext1 + by0[4] + by0[5] + by0[6])
+            strikes0 = by0[4] + by0[5] + by0[6] + by0[7] + by0[8]
+            strikes1 = by1[4] + by1[5] + by1[6] + by1[7] + by1[8]
+            new0 = min(most0, ext0 + strikes1)
+            new1 = min(most1, ext1 + strikes0)
             if not final:
                 out[:new0 + 1, :new1 + 1] = 0.0
             for d0 in range(ext0 + 1):
@@ -383,7 +429,7 @@ def _strikes(sd, p_unsaved, cdf, cdf_offset, cdf_top, r, frenzied, most0, most1,
                         tops[-1] = 0
                     row0, row1 = idle, idle  # a side with no attack at the step's start
                     for s in range(2):       # has none at any of its cells
-                        if (new1 if s == 0 else new0) == (ext1 if s == 0 else ext0):
+                        if (strikes0 if s == 0 else strikes1) == 0:
                             continue
                         strike = _strike(sd, n, frenzied, afraid, r, k, s)
                         key = _strike_key(strike, s, pmf.shape[1])

@@ -22,8 +22,18 @@ from odds.core.outcome import (
     NONE,
     UNRESOLVED,
 )
-from odds.core.rng import d6, seed_stream, two_d6
-from odds.rulesets.whfb8.compile import FIGHTING, FIRST, FLANK, FRONT, LATER, SUPPORTING
+from odds.core.rng import d6, seed_stream, successes
+from odds.rulesets.whfb8.compile import (
+    FIGHTING,
+    FIRST,
+    FLANK,
+    FRONT,
+    IMPACT,
+    LATER,
+    MOUNT,
+    STOMP,
+    SUPPORTING,
+)
 
 BLOCK = 256  # trials per parallel work item
 
@@ -70,15 +80,68 @@ def _supporters(plan, n, s, contact):
 
 @njit(cache=True, inline="always")
 def _part_attacks(plan, n, frenzied, s, part, contact, r):
-    """Attacks of side s's striking part in round type r (R2-4, R2-5): its fighting models
-    (+1 A each when Frenzied, + their first-round A in the first round, + a champion's 1 A
-    while anyone fights; the champion is removed last), its supporters, or its mounts."""
+    """Attacks of side s's striking part in round type r that are counted, not rolled (R2-4,
+    R2-5): its fighting models (+1 A each when Frenzied, + their first-round A in the first
+    round, + a champion's 1 A while anyone fights; the champion is removed last), its
+    supporters, its mounts, its fixed Impact Hits (on the charge) or Stomps."""
     if part == FIGHTING:
         a = plan.attacks[s] + frenzied[s] + (r == FIRST) * plan.first_attacks[s]
         return contact * a + min(contact, plan.champion[s])
     if part == SUPPORTING:
         return _supporters(plan, n, s, contact)
-    return contact * plan.mount_attacks[s]
+    if part == MOUNT:
+        return contact * plan.mount_attacks[s]
+    if part == IMPACT:  # on the charge only
+        return contact * plan.impact_hits[s] * (r == FIRST and s == plan.charger)
+    return contact * plan.stomps[s]
+
+
+@njit(cache=True, inline="always")
+def _roll(st, count, sides, plus):
+    """One roll of a dice spec (odds.core.effects.dice): ``count`` D3s or D6s + ``plus``."""
+    total = plus
+    for _ in range(count):
+        total += d6(st) if sides == 6 else (d6(st) + 1) // 2
+    return total
+
+
+@njit(cache=True)
+def _rolled(st, models, count, sides, plus):
+    """The attacks or hits ``models`` models roll, each ``count`` D3s or D6s + ``plus``
+    (Random Attacks, Impact Hits, Thunderstomps, R2-4). Not inlined, and given numbers only,
+    never the plan: the common fight rolls none, and its kernel stays as it was."""
+    total = 0
+    for _ in range(models):
+        total += _roll(st, count, sides, plus)
+    return total
+
+
+@njit(cache=True)
+def _wound_models(st, n, dmg, t, wounds, unsaved, others, p_slay, multiplied, count, sides,
+                  plus):
+    """A striking part's ``unsaved`` wounds on side t (models of ``wounds`` W) one by one,
+    each worth ``count`` D3s or D6s + ``plus`` if ``multiplied`` (Multiple Wounds) but never
+    more than its model has left; then the Killing Blows among its ``others`` attacks, each
+    with probability ``p_slay``, slay a model each (R2-8). Returns the wounds caused. Not
+    inlined, as _rolled."""
+    slain = successes(st, others, p_slay) if p_slay > 0 else 0
+    caused = 0
+    for _ in range(unsaved):
+        if n[t] == 0:
+            return caused
+        dealt = min(_roll(st, count, sides, plus), wounds - dmg[t]) if multiplied else 1
+        caused += dealt
+        dmg[t] += dealt
+        if dmg[t] == wounds:
+            n[t] -= 1
+            dmg[t] = 0
+    for _ in range(slain):
+        if n[t] == 0:
+            return caused
+        caused += wounds - dmg[t]
+        n[t] -= 1
+        dmg[t] = 0
+    return caused
 
 
 @njit(cache=True, inline="always")
@@ -102,9 +165,31 @@ def _movement_dice(plan, st, s):
 
 
 @njit(cache=True, inline="always")
-def _break_test(st, target):
-    """2D6 against target; a double 1 always passes (Insane Courage, R2-12)."""
+def _ld_dice(plan, st, s):
+    """A Leadership test's two dice: 2D6, or with Cold-blooded the lowest two of 3D6."""
     a, b = d6(st), d6(st)
+    if plan.cold_blooded[s] > 0:
+        c = d6(st)
+        high = max(a, max(b, c))
+        if high == a:
+            a = c
+        elif high == b:
+            b = c
+    return a, b
+
+
+@njit(cache=True, inline="always")
+def _fails_ld(plan, st, s):
+    """A Fear or restraint test of side s fails: its roll is above its Ld (R2-7, R2-13)."""
+    a, b = _ld_dice(plan, st, s)
+    return a + b > plan.leadership[s]
+
+
+@njit(cache=True, inline="always")
+def _break_test(plan, st, s, target):
+    """Side s's break test: its roll against target; a double 1 always passes (Insane
+    Courage, R2-12)."""
+    a, b = _ld_dice(plan, st, s)
     return a + b <= target or (a == 1 and b == 1)
 
 
@@ -120,8 +205,13 @@ def _fight_round(plan, st, n, dmg, frenzied, afraid, attacks, r, caused):
             s = plan.striker_side[k, j]
             if s < 0:
                 break
-            attacks[j] = _part_attacks(plan, n, frenzied, s, plan.striker_part[k, j],
-                                       contact0 if s == 0 else contact1, r)
+            part = plan.striker_part[k, j]
+            contact = contact0 if s == 0 else contact1
+            attacks[j] = _part_attacks(plan, n, frenzied, s, part, contact, r)
+            if plan.rolled[s, part, 0] > 0 and (part != IMPACT or (r == FIRST
+                                                                   and s == plan.charger)):
+                attacks[j] += _rolled(st, contact, plan.rolled[s, part, 0],
+                                      plan.rolled[s, part, 1], plan.rolled[s, part, 2])
         for j in range(plan.striker_side.shape[1]):
             s = plan.striker_side[k, j]
             if s < 0:
@@ -132,6 +222,15 @@ def _fight_round(plan, st, n, dmg, frenzied, afraid, attacks, r, caused):
             unsaved = draw(st, plan.cdf, plan.cdf_offset[r, a, b, c, s, part],
                            plan.cdf_top[r, a, b, c, s, part], attacks[j],
                            plan.p_unsaved[r, a, b, c, s, part])
+            if plan.one_by_one[s] > 0:  # Killing Blows on W > 1, Multiple Wounds (R2-8)
+                p = plan.p_unsaved[r, a, b, c, s, part]
+                caused[s] += _wound_models(
+                    st, n, dmg, t, plan.wounds[t], unsaved, attacks[j] - unsaved,
+                    plan.p_slay[r, a, b, c, s, part] / (1.0 - p) if p < 1.0 else 0.0,
+                    part <= SUPPORTING and plan.multiplies[r, s] > 0,
+                    plan.multiple_wounds[r, s, 0], plan.multiple_wounds[r, s, 1],
+                    plan.multiple_wounds[r, s, 2])
+                continue
             unsaved = min(unsaved, n[t] * plan.wounds[t] - dmg[t])
             caused[s] += unsaved
             w = dmg[t] + unsaved
@@ -175,7 +274,7 @@ def play_fight(plan, st, n, dmg, frenzied, afraid, attacks, caused, out, t):
         for s in range(2):  # R2-7: Fear test at the start of each round
             afraid[s] = 0
             if plan.tests_fear[s] > 0 and frenzied[s] == 0:
-                afraid[s] = two_d6(st) > plan.leadership[s]
+                afraid[s] = _fails_ld(plan, st, s)
         caused[0] = 0
         caused[1] = 0
         _fight_round(plan, st, n, dmg, frenzied, afraid, attacks, r, caused)
@@ -194,16 +293,28 @@ def play_fight(plan, st, n, dmg, frenzied, afraid, attacks, caused, out, t):
         won = 1 - loser
         margin = abs(diff)
         frenzied[loser] = 0  # R2-7: a defeated unit loses Frenzy
+        if plan.unstable[loser]:  # R2-12: Unstable loses a wound per point, never flees
+            lost = min(margin, n[loser] * plan.wounds[loser] - dmg[loser])
+            out[5 + loser, t] += lost
+            w = dmg[loser] + lost
+            while w >= plan.wounds[loser]:
+                w -= plan.wounds[loser]
+                n[loser] -= 1
+            dmg[loser] = w
+            if n[loser] == 0:
+                end, winner = DESTROYED, ATTACKER if won == 0 else DEFENDER
+                break
+            continue
         if plan.unbreakable[loser]:
             continue
         steadfast = plan.stubborn[loser] > 0 or _ranks(plan, n, loser) > _ranks(plan, n, won)
         target = plan.leadership[loser] - (0 if steadfast else margin)
-        if _break_test(st, target) or (
-                plan.reroll_break[loser] > 0 and _break_test(st, target)):
+        if _break_test(plan, st, loser, target) or (
+                plan.reroll_break[loser] > 0 and _break_test(plan, st, loser, target)):
             continue
         winner = ATTACKER if won == 0 else DEFENDER
         end = FLED  # R2-13: pursue (Frenzy must; restraining needs a Ld test), flee, Caught!
-        pursues = frenzied[won] > 0 or plan.pursue or two_d6(st) > plan.leadership[won]
+        pursues = frenzied[won] > 0 or plan.pursue or _fails_ld(plan, st, won)
         fled = _movement_dice(plan, st, loser)
         if pursues and _movement_dice(plan, st, won) >= fled:
             end = CAUGHT

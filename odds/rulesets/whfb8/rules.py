@@ -7,7 +7,7 @@ from odds.core import schema as s
 from odds.core.catalogue import bundled, own_entries, own_rules, unknown_name
 from odds.core.charts import NEVER, d6_charts
 from odds.core.data import data_path, load_table
-from odds.core.effects import reroll
+from odds.core.effects import dice, reroll
 
 NO_SAVE = NEVER  # a "7+" roll: never made
 
@@ -40,10 +40,11 @@ class TroopType:
     horde_files: int
     mounted: bool
     killing_blow: bool  # slain by a (man-sized) Killing Blow
+    stomped: bool       # takes Stomps
 
 
 TROOP_KEYS = {"horde_files": (s.integer(0, 100), s.REQUIRED), "mounted": (s.boolean, s.REQUIRED),
-              "killing_blow": (s.boolean, s.REQUIRED)}
+              "killing_blow": (s.boolean, s.REQUIRED), "stomped": (s.boolean, s.REQUIRED)}
 
 
 def troop_types() -> dict[str, TroopType]:
@@ -110,6 +111,7 @@ ATTACK_KEYS = {  # a special rule's or a weapon's effects on its bearer's attack
     "ignores_armour": (s.boolean, False),
     "flaming": (s.boolean, False),
     "enemy_rerolls_armour": (s.boolean, False),
+    "multiple_wounds": (dice, None),
 }
 
 RULE_KEYS = {  # data/whfb8/special_rules.toml
@@ -117,6 +119,9 @@ RULE_KEYS = {  # data/whfb8/special_rules.toml
     "strikes_last": (s.boolean, False),
     "extra_rank": (s.boolean, False),
     "extra_attacks": (s.integer(0, 5), 0),
+    "random_attacks": (dice, None),
+    "impact_hits": (dice, None),
+    "stomp": (dice, None),
     **ATTACK_KEYS,
     "regeneration": (s.integer(2, 6), None),
     "reroll_armour": (reroll, None),
@@ -127,6 +132,8 @@ RULE_KEYS = {  # data/whfb8/special_rules.toml
     "unbreakable": (s.boolean, False),
     "swiftstride": (s.boolean, False),
     "immune_to_psychology": (s.boolean, False),
+    "cold_blooded": (s.boolean, False),
+    "unstable": (s.boolean, False),
     "when": (s.choice("always", "first round", "charging"), "always"),
 }
 
@@ -140,6 +147,9 @@ class SpecialRule:
     strikes_last: bool = False
     extra_rank: bool = False
     extra_attacks: int = 0
+    random_attacks: tuple | None = None
+    impact_hits: tuple | None = None
+    stomp: tuple | None = None
     reroll_hit: str | None = None
     reroll_wound: str | None = None
     hit_modifier: int = 0
@@ -150,6 +160,7 @@ class SpecialRule:
     ignores_armour: bool = False
     flaming: bool = False
     enemy_rerolls_armour: bool = False
+    multiple_wounds: tuple | None = None
     regeneration: int | None = None
     reroll_armour: str | None = None
     reroll_ward: str | None = None
@@ -159,6 +170,8 @@ class SpecialRule:
     unbreakable: bool = False
     swiftstride: bool = False
     immune_to_psychology: bool = False
+    cold_blooded: bool = False
+    unstable: bool = False
     when: str = "always"
 
 
@@ -240,6 +253,7 @@ class Equipment:
     ignores_armour: bool = False
     flaming: bool = False
     enemy_rerolls_armour: bool = False
+    multiple_wounds: tuple | None = None
 
     @property
     def is_weapon(self) -> bool:
@@ -302,8 +316,6 @@ def check(scenario) -> None:
                 "their own group are not supported: see odds/rulesets/whfb8/README.md)")
         _check_group(side.models[0], table, where / "models" / 0)
         _check_rules(side.models[0], scenario, where / "models" / 0 / "rules")
-    for key, other in (("attacker", "defender"), ("defender", "attacker")):
-        _check_killing_blow(scenario, key, other, table)
     e = scenario.engagement
     if e["reaction"] == "flee" and e["charge_distance"] is None:
         raise s.Where(scenario.source, "engagement.charge_distance").error(
@@ -321,20 +333,6 @@ def _check_rules(group, scenario, where: s.Where) -> None:
             scenario.engagement["reaction"] == "flee" and group is _charged(scenario).models[0]:
         raise s.Where(scenario.source, "engagement.reaction").error(
             "a unit Immune to Psychology may not flee as a charge reaction (it holds)")
-
-
-def _check_killing_blow(scenario, key: str, other: str, table) -> None:
-    """Killing Blow slays a one-wound model as an unsaved wound with no armour save; against
-    a model of more wounds, which it slays outright, it is not played yet."""
-    group, target = scenario.side(key).models[0], scenario.side(other).models[0]
-    kinds = {x.killing_blow for x in group_rules(group, scenario)} | \
-        {fighting_weapon(group, table).killing_blow}
-    slain = "any" in kinds or ("man-sized" in kinds
-                               and troop_types()[target.options["troop_type"]].killing_blow)
-    if slain and target.profile["W"] > 1:
-        raise (scenario.where(key) / "models" / 0 / "rules").error(
-            f"Killing Blow against models of more than one wound ({other} W = "
-            f"{target.profile['W']}) is not played yet; it is played against one-wound models")
 
 
 def _charged(scenario):
