@@ -32,6 +32,13 @@ Readings chosen where README.md leaves a detail open (each marked ``READING`` be
 5. A strength below 1 after ``strength_bonus`` counts as S 1.
 6. In the combat an advance starts, only the fresh unit's own ``in_cover`` puts it in the
    cover step; ``engagement.<side>_in_cover`` is for the charged units of the first combat.
+
+Special rules (README "Special rules"): a group's rules in force this round (``when``: always,
+in the round its side charged, in the round it was charged) add their attacks in contact, their
+S and I, and their re-rolls and modifiers on each to-hit and to-wound die, rolled and re-rolled
+one at a time; in contact the fighting weapon's dice effects (and its ``pair`` effects, when
+carried twice) join them. A unit with a Fearless model standing passes its morale check
+without a roll; a charged unit whose every group has Counter-attack stands all in contact.
 """
 from __future__ import annotations
 
@@ -91,6 +98,8 @@ class Group:
     frag: bool            # carries an item with frag = true (R0-4.2)
     monstrous: bool       # all its attacks ignore armour (R0-8)
     removed_last: bool    # character or special-weapon bearer (R0-9)
+    rules: list           # its special rules (SpecialRule entries)
+    pair: bool            # carries its fighting weapon twice
 
 
 @dataclass
@@ -137,6 +146,7 @@ class Unit:
     models: list[Model]
     in_fight: bool
     waiting: bool
+    counter_attack: bool = False  # charged (now or by an advance), every group Counter-attack
     fate: int = outcome.UNIT_STANDING
     lost: int = 0
     wounds: int = 0
@@ -160,7 +170,7 @@ class Combat:
 # Setting up the sides
 # ---------------------------------------------------------------------------------------------
 
-def build_groups(scenario, weapon_table) -> list[list[Group]]:
+def build_groups(scenario, weapon_table, rule_table) -> list[list[Group]]:
     """The groups of both sides with their profile and fighting weapon (R0-2, R0-3, R0-8),
     numbered across each side's units in file order."""
     sides = []
@@ -181,6 +191,8 @@ def build_groups(scenario, weapon_table) -> list[list[Group]]:
                     frag=any(w.frag for w in carried),
                     monstrous=bool(g.options.get("monstrous")),
                     removed_last=bool(g.options.get("character")) or weapon.removed_last,
+                    rules=[rule_table[name] for name in g.options["rules"]],
+                    pair=g.equipment.count(weapon.name) >= 2,
                 ))
         sides.append(groups)
     return sides
@@ -196,9 +208,13 @@ def build_units(scenario, groups: list[list[Group]]) -> list[list[Unit]]:
                       for g in groups[side_index] if g.unit == unit_index
                       for _ in range(g.count)]
             engaged = unit.options.get("engaged", True)
+            charger = SIDE_KEYS.index(scenario.engagement["charger"])
+            every = all(any(r.counter_attack for r in g.rules)
+                        for g in groups[side_index] if g.unit == unit_index)
             units.append(Unit(side=side_index, index=unit_index, name=unit.name,
                               options=unit.options, models=models, in_fight=engaged,
-                              waiting=not engaged))
+                              waiting=not engaged,
+                              counter_attack=every and (side_index != charger or not engaged)))
         sides.append(units)
     return sides
 
@@ -242,7 +258,11 @@ def place_models(models: list[Model], in_contact: int | None, within_2in: int | 
 
 
 def place_unit(unit: Unit) -> None:
-    """A unit placed by its own in_contact / within_2in (R0-2)."""
+    """A unit placed by its own in_contact / within_2in (R0-2); a counter-attacking unit all in
+    contact."""
+    if unit.counter_attack:
+        place_models(unit.models, None, None)
+        return
     place_models(unit.models, unit.options.get("in_contact"), unit.options.get("within_2in"))
 
 
@@ -264,6 +284,14 @@ def pile_in(unit: Unit, mode: str) -> None:
 # Striking
 # ---------------------------------------------------------------------------------------------
 
+def in_force(model: Model, charge_round: bool, charger: int) -> list:
+    """The model's special rules in force this round, by their ``when``."""
+    charging = charge_round and model.side == charger
+    charged = charge_round and model.side != charger
+    return [r for r in model.group.rules if r.when == "always"
+            or (r.when == "charging" and charging) or (r.when == "charged" and charged)]
+
+
 def strike_step(model: Model, unit: Unit, combat: Combat, charge_round: bool) -> int | None:
     """The step in which a model of ``unit`` strikes this round (R0-4), or None if it does not
     strike.
@@ -281,7 +309,8 @@ def strike_step(model: Model, unit: Unit, combat: Combat, charge_round: bool) ->
             return COVER_STEP
         if model.side == combat.charger and model.group.frag:
             return COVER_STEP
-    return model.group.I
+    bonus = sum(r.initiative_bonus for r in in_force(model, charge_round, combat.charger))
+    return max(1, min(10, model.group.I + bonus))
 
 
 def number_of_attacks(model: Model, charge_round: bool, charger: int) -> int:
@@ -294,15 +323,47 @@ def number_of_attacks(model: Model, charge_round: bool, charger: int) -> int:
         attacks += 1
     if charge_round and model.side == charger:
         attacks += 1
-    return attacks
+    return attacks + sum(r.extra_attacks for r in in_force(model, charge_round, charger))
 
 
-def effective_strength(model: Model) -> int:
-    """S' = min(strength_cap, S * strength_mult + strength_bonus) in contact; profile S within
-    2" (R0-2, R0-8)."""
+def effective_strength(model: Model, bonus: int) -> int:
+    """S' = min(strength_cap, S * strength_mult + strength_bonus + a rule's bonus) in contact;
+    profile S + the bonus within 2" (R0-2, R0-8), at least 1 and at most 10."""
+    weapon = model.group.weapon
     if model.place == CONTACT:
-        return max(1, model.group.weapon.strength(model.group.S))  # READING 5
-    return model.group.S
+        s = model.group.S * weapon.strength_mult + weapon.strength_bonus + bonus
+        return max(1, min(weapon.strength_cap, s))  # READING 5
+    return max(1, min(10, model.group.S + bonus))
+
+
+def dice_effects(model: Model, rules: list) -> tuple:
+    """(to-hit re-roll, to-hit modifier, to-wound re-roll, to-wound modifier): the rules in
+    force, and in contact the fighting weapon and its pair's effects; modifiers add, the
+    strongest re-roll applies (a die is re-rolled once)."""
+    sources = [vars(r) for r in rules]
+    if model.place == CONTACT:
+        sources.append(vars(model.group.weapon))
+        if model.group.pair and model.group.weapon.pair:
+            sources.append(model.group.weapon.pair)
+
+    def reroll(key):
+        given = {s.get(key) for s in sources}
+        return "failures" if "failures" in given else "ones" if "ones" in given else None
+
+    return (reroll("reroll_hit"), sum(s.get("hit_modifier", 0) for s in sources),
+            reroll("reroll_wound"), sum(s.get("wound_modifier", 0) for s in sources))
+
+
+def roll_die(rng: random.Random, need: int, modifier: int, reroll: str | None) -> bool:
+    """One D6 against ``need``+ with ``modifier`` added: a natural 1 fails, a natural 6
+    succeeds; re-rolled once if a 1 (``"ones"``) or a failure (``"failures"``)."""
+    def made(face):
+        return face == 6 or (face != 1 and face + modifier >= need)
+
+    face = d6(rng)
+    if (reroll == "ones" and face == 1) or (reroll == "failures" and not made(face)):
+        face = d6(rng)
+    return made(face)
 
 
 @dataclass
@@ -321,18 +382,24 @@ def front_group(models: list[Model]) -> Group:
 
 
 def roll_attacks(model: Model, target: Group, charge_round: bool, charger: int,
-                 to_hit_chart, to_wound_chart, rng: random.Random) -> list[Wound]:
-    """One model's attacks: to hit (R0-5, WS chart) and to wound (R0-7, damage chart)."""
+                 to_hit_chart, to_wound_chart, rng: random.Random,
+                 attacks: int | None = None) -> list[Wound]:
+    """One model's attacks: to hit (R0-5, WS chart) and to wound (R0-7, damage chart);
+    ``attacks`` of them (default: the model's number of attacks)."""
     wounds = []
-    strength = effective_strength(model)
+    rules = in_force(model, charge_round, charger)
+    strength = effective_strength(model, sum(r.strength_bonus for r in rules))
     to_hit = to_hit_chart[model.group.WS - 1][target.WS - 1]
     to_wound = to_wound_chart[strength - 1][target.T - 1]
-    for _ in range(number_of_attacks(model, charge_round, charger)):
-        if d6(rng) < to_hit:
+    hit_reroll, hit_mod, wound_reroll, wound_mod = dice_effects(model, rules)
+    if attacks is None:
+        attacks = number_of_attacks(model, charge_round, charger)
+    for _ in range(attacks):
+        if not roll_die(rng, to_hit, hit_mod, hit_reroll):
             continue
         if to_wound == CANNOT_WOUND:
             continue  # "N": the hit cannot wound
-        if d6(rng) < to_wound:
+        if not roll_die(rng, to_wound, wound_mod, wound_reroll):
             continue
         in_contact = model.place == CONTACT
         wounds.append(Wound(
@@ -388,6 +455,11 @@ def charge_reaches(engagement: dict, rng: random.Random) -> bool:
     return True
 
 
+def fearless(unit: Unit) -> bool:
+    """A model with Fearless stands: the unit passes its morale check (R0-11)."""
+    return any(r.fearless for m in unit.standing for r in m.group.rules)
+
+
 def leadership(unit: Unit) -> int:
     """R0-11 [MEM]: the unit's ``Ld`` key, else the highest Ld among its surviving models."""
     if unit.options.get("Ld") is not None:
@@ -418,7 +490,8 @@ def reaches(move: int, distance: float, engagement: dict) -> bool:
 def prepare(scenario):
     """The groups of both sides and the charts, computed once for many fights."""
     to_hit_chart, to_wound_chart = rules.charts()
-    return build_groups(scenario, rules.weapons(scenario)), to_hit_chart, to_wound_chart
+    return (build_groups(scenario, rules.weapons(scenario), rules.special_rules(scenario)),
+            to_hit_chart, to_wound_chart)
 
 
 class Fight:
@@ -555,7 +628,8 @@ class Fight:
         if winner is not None:
             loser = 1 - winner
             # R0-11 each losing unit tests 2D6 <= its Ld; the failed ones fall back 2D6.
-            failed = [u for u in self.in_fight(loser) if two_d6(self.rng) > leadership(u)]
+            failed = [u for u in self.in_fight(loser)
+                      if not fearless(u) and two_d6(self.rng) > leadership(u)]
             fall_backs = [two_d6(self.rng) for _ in failed]
             for unit in failed:
                 unit.in_fight = False
@@ -632,6 +706,17 @@ class Fight:
                     for part, value in zip(outcome.UNIT_PARTS, (fate, unit.lost, unit.wounds)):
                         record[f"{key}.units[{unit.index}].{part}"] = value
         return record
+
+
+def attack_sample(scenario, rng: random.Random, trials: int, charge_round: bool = False,
+                  place: int = CONTACT) -> int:
+    """Wounds (before saves) from ``trials`` single attacks of the attacker's first group at
+    ``place`` against the defender's first group, the attacker having charged: the attack of
+    :func:`play_fight`, alone."""
+    groups, to_hit_chart, to_wound_chart = prepare(scenario)
+    model = Model(group=groups[ATTACKER][0], place=place, wounds=groups[ATTACKER][0].W)
+    return len(roll_attacks(model, groups[DEFENDER][0], charge_round, ATTACKER, to_hit_chart,
+                            to_wound_chart, rng, attacks=trials))
 
 
 def play_fight(scenario, rng: random.Random, prepared=None) -> dict:

@@ -24,7 +24,7 @@ from odds.core.data import data_path
 from odds.core.outcome import ATTACKER, DEFENDER, NO_FIGHT
 from odds.rulesets import get_ruleset
 from odds.rulesets.wh40k3 import rules
-from odds.rulesets.wh40k3.compile import CONTACT, REACH, p_roll
+from odds.rulesets.wh40k3.compile import CONTACT, LATER, REACH, p_roll
 
 P_MIN = 1e-4       # chi-square p-value bound (about |z| < 3.9 for one bin)
 TRIALS = 200_000
@@ -231,7 +231,7 @@ def test_plan_per_attack_probabilities_R0_5_R0_7_R0_8(attacker, target, contact,
         p_wound = p_at_least(to_wound_closed_form(spec["S"], target["T"]))
         allowed = [v for v in (spec["armour"], target.get("Inv")) if v is not None]
         p_unsaved = 1 - p_at_least(min(allowed)) if allowed else Fraction(1)
-        got_wound = plan.p_wound[0, 0, place, 0]
+        got_wound = plan.p_wound[plan.chance[LATER], 0, 0, place, 0]
         got_unsaved = plan.p_unsaved[0, 0, place, 0]
         where = "contact" if place == CONTACT else "within 2in"
         assert got_wound == pytest.approx(float(p_hit * p_wound), abs=1e-12), where

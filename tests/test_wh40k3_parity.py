@@ -35,7 +35,7 @@ BUNDLED = Path(__file__).resolve().parents[1] / "data/scenarios/wh40k3_assault_m
 
 # --- building scenarios --------------------------------------------------------------------
 
-GROUP_OPTIONS = ("character", "monstrous", "fights_with")
+GROUP_OPTIONS = ("character", "monstrous", "fights_with", "rules")
 
 
 def M(name, count=1, equipment=(), **kw):
@@ -45,7 +45,7 @@ def M(name, count=1, equipment=(), **kw):
 
 
 def scenario(attacker, defender, *, engagement=None, max_rounds=10, attacker_side=None,
-             defender_side=None, weapons=None):
+             defender_side=None, weapons=None, special_rules=None):
     data = {
         "ruleset": "wh40k3",
         "name": "parity",
@@ -56,6 +56,8 @@ def scenario(attacker, defender, *, engagement=None, max_rounds=10, attacker_sid
     }
     if weapons:
         data["weapons"] = weapons
+    if special_rules:
+        data["special_rules"] = special_rules
     return odds.from_dict(data)
 
 
@@ -228,6 +230,34 @@ def build(case: str):
                          M("Weakling", 2, ["blunt club"], **MARINE)],
                         [M("Marine", 5, ["bolt pistol", "chainsword"], **MARINE)],
                         weapons=weapons, max_rounds=4)
+    if case == "furious_charge_counter_attack":
+        # Marines at I5 and S5 on the charge, re-rolling misses; the Guard all move into
+        # contact when charged, and refill every model into contact afterwards
+        return scenario([M("Marine", 4, ["chainsword"], rules=["Furious Charge",
+                                                               "Re-roll Misses"], **MARINE)],
+                        [M("Guard", 6, ["laspistol"], rules=["Counter-attack"], **GUARD)],
+                        attacker_side={"in_contact": 2, "within_2in": 1},
+                        defender_side={"in_contact": 2, "within_2in": 2},
+                        engagement={"pile_in": "refill"}, max_rounds=4)
+    if case == "lightning_claws_fearless":
+        # a pair re-rolls misses; the Boyz pass their tests while the Fearless Nob (first in
+        # removal order) stands, then test on their side's Ld 6
+        return scenario([M("Terminator", 2, ["lightning claw", "lightning claw"],
+                           **TERMINATOR)],
+                        [M("Nob", 1, ["choppa"], rules=["Fearless"],
+                           **dict(BOY, W=3, A=3, Inv=4)),
+                         M("Boy", 6, ["choppa"], **BOY)],
+                        defender_side={"Ld": 6}, max_rounds=5)
+    if case == "house_rules_when_charged":
+        special_rules = {"Riposte": {"extra_attacks": 1, "wound_modifier": -1,
+                                     "reroll_wound": "ones", "when": "charged"},
+                         "Clumsy": {"hit_modifier": -1},
+                         "Stabby": {"reroll_hit": "ones", "when": "charging"}}
+        return scenario([M("Marine", 4, ["bolt pistol", "chainsword"],
+                           rules=["Riposte", "Clumsy"], **MARINE)],
+                        [M("Boy", 6, ["slugga", "choppa"], rules=["Stabby"], **BOY)],
+                        engagement={"charger": "defender"}, special_rules=special_rules,
+                        max_rounds=4)
     if case == "bundled_marines_vs_boyz":
         return odds.load(BUNDLED)
     raise KeyError(case)
@@ -264,6 +294,10 @@ CASES = [
     ("R0-1_charge_difficult_terrain", "charge_difficult_terrain", 5000),
     ("R0-16_max_rounds_unresolved", "max_rounds_unresolved", 4000),
     ("R0-3_R0-8_inline_weapons_strength_bonus", "inline_weapons", 3000),
+    ("R0-4_R0-7_furious_charge-R0-5_reroll-R0-2_counter_attack", "furious_charge_counter_attack",
+     3000),
+    ("R0-3_R0-5_lightning_claws-R0-11_fearless", "lightning_claws_fearless", 3000),
+    ("R0-3_R0-5_R0-7_house_rules_when_charged", "house_rules_when_charged", 3000),
     ("R0-1_to_R0-16_bundled_marines_vs_boyz", "bundled_marines_vs_boyz", 1500),
 ]
 

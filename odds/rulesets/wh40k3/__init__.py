@@ -15,6 +15,7 @@ RULESET = Ruleset(
     compile=compile_plan,
     kernel="odds.rulesets.wh40k3.kernel",
     exact="odds.rulesets.wh40k3.exact",
+    own_special_rules=True,
     points=rules.points,
     rule_ids=tuple(f"R0-{i}" for i in range(1, 17)),
     multi_unit=True,

@@ -6,7 +6,19 @@ from typing import NamedTuple
 import numpy as np
 
 from odds.core.binomial import cdf_tables
-from odds.rulesets.wh40k3.rules import NO_SAVE, charts, fighting_weapon, weapons
+from odds.rulesets.wh40k3.attack import p_roll, p_wound as p_hit_and_wound, striking
+from odds.rulesets.wh40k3.rules import (
+    NO_SAVE,
+    active,
+    attack_sources,
+    charts,
+    counter_attacks,
+    fighting_weapon,
+    group_rules,
+    pair_of,
+    special_rules,
+    weapons,
+)
 
 CONTACT, REACH, OUT = 0, 1, 2  # where a model stands (R0-2): in contact, within 2", beyond
 STRIKES_LAST, COVER = 0, 11    # step keys; initiative steps are I (1..10), R0-4
@@ -15,6 +27,11 @@ NOBODY = 1 << 30               # "no limit" for the number of places in contact 
 # an advance (R0-12) made by the attacker (ADVANCE + 0) or the defender (ADVANCE + 1)
 FIRST, LATER, ADVANCE = 0, 1, 2
 ROUND_TYPES = 4
+# the side that charged into the combat of each round type: the scenario's charger (None) in
+# the first round, nobody (-1) in later rounds, after an advance the side that advanced
+CHARGING = {FIRST: None, LATER: -1, ADVANCE: 0, ADVANCE + 1: 1}
+SAVES = 0                      # cdf_offset[SAVES]: the rows of p_unsaved; [1 + l]: of p_wound[l]
+FEARLESS_LD = 12               # a Fearless model's Ld: 2D6 never exceeds it (R0-11)
 
 
 class Plan(NamedTuple):
@@ -30,7 +47,7 @@ class Plan(NamedTuple):
     unit_start: np.ndarray   # (2, U + 1) first group of each unit; the side's groups at [U]
     units: np.ndarray        # (2,) units a side
     unit_size: np.ndarray    # (2, U) models a unit at the start
-    ld_override: np.ndarray  # (2, U) a unit's Ld key, 0 if none (R0-11)
+    ld_override: np.ndarray  # (2, U) a unit's Ld key, 0 if none or Fearless models (R0-11)
     prefer: np.ndarray       # (2, U) the enemy unit it strikes first (R0-13)
     fresh: np.ndarray        # (2,) the unit out of the fight at the start, -1 if none (R0-12)
     reach: np.ndarray        # (2,) its distance: an advance of at least this contacts it
@@ -44,11 +61,13 @@ class Plan(NamedTuple):
     striker_side: np.ndarray   # (4, 12 steps, 4G) parts striking in each step, -1 padded
     striker_group: np.ndarray  # (4, 12 steps, 4G)
     striker_place: np.ndarray  # (4, 12 steps, 4G)
-    p_wound: np.ndarray      # (2, G, 2, G) P(hit) * P(wound) against the front group (R0-5, R0-7)
+    chance: np.ndarray       # (4,) the layer of p_wound each round type reads
+    p_wound: np.ndarray      # (L, 2, G, 2, G) P(hit) * P(wound) against the front group (R0-5,
+    #                          R0-7), one layer per distinct set of special-rule effects
     p_unsaved: np.ndarray    # (2, G, 2, G) P(no save) for the model that takes it (R0-8)
     cdf: np.ndarray          # binomial CDF rows (odds.core.binomial)
-    cdf_offset: np.ndarray   # (2, 2, G, 2, G): [0] rows of p_wound, [1] rows of p_unsaved
-    cdf_top: np.ndarray      # (2, 2, G, 2, G)
+    cdf_offset: np.ndarray   # (1 + L, 2, G, 2, G): [SAVES] rows of p_unsaved, [1 + l] of layer l
+    cdf_top: np.ndarray      # (1 + L, 2, G, 2, G)
     charger: int             # 0 or 1
     pursue: bool             # the winner pursues when allowed (R0-12)
     refill: bool             # pile in up to the limits rather than all into contact
@@ -58,15 +77,11 @@ class Plan(NamedTuple):
     max_rounds: int
 
 
-def p_roll(target: int) -> float:
-    """P(D6 >= target); targets of 7 or more never succeed."""
-    return max(0, 7 - target) / 6.0
-
-
 def compile_plan(scenario) -> Plan:
     """The plan for one scenario (already checked by :func:`odds.scenario.from_dict`)."""
     to_hit, to_wound = charts()
     table = weapons(scenario)
+    known = special_rules(scenario)
     sides = [scenario.attacker.every_unit, scenario.defender.every_unit]
     groups = [[g for unit in side for g in unit.models] for side in sides]
     e = scenario.engagement
@@ -88,10 +103,11 @@ def compile_plan(scenario) -> Plan:
     removal_place = np.full((2, U, 3 * G), -1, np.int64)
     fill = np.full((2, U, G), -1, np.int64)
     limits = np.full((2, U, 2), NOBODY, np.int64)
-    p_wound = np.zeros((2, G, 2, G))
+    p_wound = np.zeros((ROUND_TYPES, 2, G, 2, G))
     p_unsaved = np.ones((2, G, 2, G))
 
     fighting = [[fighting_weapon(g, table) for g in side] for side in groups]
+    rules = [[group_rules(g, known) for g in side] for side in groups]
     for s, side in enumerate(sides):
         enemy_names = [u.name for u in sides[1 - s]]
         first = 0
@@ -102,7 +118,8 @@ def compile_plan(scenario) -> Plan:
             unit_start[s, u + 1:] = own.stop
             unit_size[s, u] = sum(g.count for g in unit.models)
             o = unit.options
-            ld_override[s, u] = o["Ld"] or 0
+            leadership[s, own.start:own.stop], ld_override[s, u] = _leadership(
+                unit, rules[s][own.start:own.stop])
             prefer[s, u] = enemy_names.index(o["strikes"]) if o["strikes"] else 0
             if not o["engaged"]:
                 fresh[s], reach[s] = u, o["distance"]
@@ -114,17 +131,27 @@ def compile_plan(scenario) -> Plan:
             removal_group[s, u, :len(slots)] = [i for i, _ in slots]
             removal_place[s, u, :len(slots)] = [p for _, p in slots]
             fill[s, u, :len(own)] = last + ordinary
-            if o["in_contact"] is not None:
+            charged = s != charger or not o["engaged"]  # or charged by an advance (R0-12)
+            if o["in_contact"] is not None and not (charged and counter_attacks(unit, known)):
                 limits[s, u, 0] = o["in_contact"]
             if o["within_2in"] is not None:
                 limits[s, u, 1] = o["within_2in"]
         for i, group in enumerate(groups[s]):
             prof = group.profile
-            count[s, i], wounds[s, i], leadership[s, i] = group.count, prof["W"], prof["Ld"]
-            _chances(group, fighting[s][i], groups[1 - s], to_hit, to_wound,
-                     p_wound[s, i], p_unsaved[s, i])
+            count[s, i], wounds[s, i] = group.count, prof["W"]
+            done = {}  # the round types already computed, by the rules in force
+            for r in range(ROUND_TYPES):
+                by = tuple(_round_rules(rules[s][i], r, s, charger))
+                if by in done:
+                    p_wound[r, s, i] = p_wound[done[by], s, i]
+                    continue
+                done[by] = r
+                _chances(group, fighting[s][i], by, groups[1 - s], to_hit, to_wound,
+                         p_wound[r, s, i], p_unsaved[s, i])
 
-    attacks, step = _strike_orders(scenario, sides, groups, fighting, table, unit_of, charger)
+    p_wound, chance = _layers(p_wound)
+    attacks, step = _strike_orders(scenario, sides, groups, fighting, rules, table, unit_of,
+                                   charger)
     steps = np.full((ROUND_TYPES, COVER + 1), -1, np.int64)
     strikers = np.full((3, ROUND_TYPES, COVER + 1, 4 * G), -1, np.int64)  # side, group, place
     for r in range(ROUND_TYPES):
@@ -134,31 +161,65 @@ def compile_plan(scenario) -> Plan:
             parts = np.argwhere(step[r] == key)  # rows (side, group, place)
             strikers[:, r, k, :len(parts)] = parts.T
     most = count[:, :, None, None] * attacks.max(axis=0)[:, :, :, None]
-    cdf, cdf_offset, cdf_top = cdf_tables(np.stack([p_wound, p_unsaved]),
-                                          np.broadcast_to(most, (2,) + p_wound.shape))
+    chances = np.concatenate([p_unsaved[None], p_wound])  # SAVES first
+    cdf, cdf_offset, cdf_top = cdf_tables(chances, np.broadcast_to(most, chances.shape))
     halved = e["pursuit_difficult_terrain"] and e["pursuit_halving_affects_catch"]
     distance = e["charge_distance"] if e["charge_through_difficult_terrain"] else -1.0
     return Plan(count, wounds, leadership, unit_of, unit_start,
                 np.array([len(side) for side in sides], np.int64), unit_size, ld_override,
                 prefer, fresh, reach, removal_group, removal_place, fill, limits, attacks, step,
-                steps, *strikers, p_wound, p_unsaved, cdf, cdf_offset, cdf_top, charger,
+                steps, *strikers, chance, p_wound, p_unsaved, cdf, cdf_offset, cdf_top, charger,
                 bool(e["pursue"]), e["pile_in"] == "refill", bool(halved),
                 bool(e["pursuit_difficult_terrain"]), float(distance),
                 int(scenario.simulation["max_rounds"]))
 
 
-def _chances(group, weapon, enemy, to_hit, to_wound, p_wound, p_unsaved) -> None:
+def _layers(p_wound: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct round types' chances (L, ...) and the layer each round type reads: one
+    layer when no special rule depends on the round."""
+    layers, chance = [], np.zeros(ROUND_TYPES, np.int64)
+    for r in range(ROUND_TYPES):
+        same = [k for k, layer in enumerate(layers) if np.array_equal(layer, p_wound[r])]
+        if not same:
+            layers.append(p_wound[r])
+        chance[r] = same[0] if same else len(layers) - 1
+    return np.stack(layers), chance
+
+
+def _leadership(unit, rules) -> tuple[list[int], int]:
+    """Each group's Ld and the unit's Ld key (0: none) for its tests (R0-11). The unit passes
+    while a Fearless model stands: those test on FEARLESS_LD, and the Ld key, if any, becomes
+    the Ld of the others."""
+    fearless = [any(x.fearless for x in group) for group in rules]
+    key = unit.options["Ld"]
+    if not any(fearless):
+        return [g.profile["Ld"] for g in unit.models], key or 0
+    return [FEARLESS_LD if brave else key or g.profile["Ld"]
+            for g, brave in zip(unit.models, fearless)], 0
+
+
+def _round_rules(rules, r: int, s: int, charger: int) -> list:
+    """Side s's rules in force in round type r: on the charge for the side that charged into
+    this combat, when charged for the other (R0-3, R0-12)."""
+    charging = charger if CHARGING[r] is None else CHARGING[r]
+    return active(rules, s == charging, charging >= 0 and s != charging)
+
+
+def _chances(group, weapon, rules, enemy, to_hit, to_wound, p_wound, p_unsaved) -> None:
     """One group's P(hit and wound) and P(unsaved) against each enemy group, [place, target]
-    (R0-5, R0-7, R0-8): in contact with its fighting weapon, within 2" at its profile S."""
+    (R0-5, R0-7, R0-8), with the ``rules`` in force: in contact with its fighting weapon and
+    its dice effects, within 2" at its profile S with only its rules' effects."""
     prof = group.profile
-    for place, strength, armour_piercing, cap in (
-        (CONTACT, weapon.strength(prof["S"]), weapon.ignores_armour, weapon.save_cap),
-        (REACH, prof["S"], False, None),
+    bonus = sum(x.strength_bonus for x in rules)
+    for place, strength, armour_piercing, cap, by in (
+        (CONTACT, weapon.strength(prof["S"], bonus), weapon.ignores_armour, weapon.save_cap,
+         striking(attack_sources(rules, weapon, pair_of(group, weapon)))),
+        (REACH, max(1, min(10, prof["S"] + bonus)), False, None, striking(rules)),
     ):
         for j, target in enumerate(enemy):
             t = target.profile
-            p_wound[place, j] = (p_roll(to_hit[prof["WS"] - 1][t["WS"] - 1])
-                                 * p_roll(to_wound[strength - 1][t["T"] - 1]))
+            p_wound[place, j] = p_hit_and_wound(to_hit[prof["WS"] - 1][t["WS"] - 1],
+                                                to_wound[strength - 1][t["T"] - 1], by)
             armour = t["Sv"] or NO_SAVE
             if cap is not None:
                 armour = max(armour, cap)
@@ -168,11 +229,12 @@ def _chances(group, weapon, enemy, to_hit, to_wound, p_wound, p_unsaved) -> None
             p_unsaved[place, j] = 1.0 - p_roll(best)
 
 
-def _strike_orders(scenario, sides, groups, fighting, table, unit_of, charger):
+def _strike_orders(scenario, sides, groups, fighting, rules, table, unit_of, charger):
     """Attacks per model and strike step of each part, per round type (R0-3, R0-4, R0-12).
 
     The charging side of a round type gets +1 A in contact; the units it charges into cover
-    strike in the cover step, and so do its groups with frag grenades."""
+    strike in the cover step, and so do its groups with frag grenades. The rules in force add
+    their attacks in contact and their Initiative (kept within 1-10) to both places."""
     G = unit_of.shape[1]
     attacks = np.zeros((ROUND_TYPES, 2, G, 2), np.int64)
     step = np.full((ROUND_TYPES, 2, G, 2), -1, np.int64)
@@ -187,18 +249,20 @@ def _strike_orders(scenario, sides, groups, fighting, table, unit_of, charger):
         for u, unit in enumerate(sides[s]):
             if not unit.options["engaged"]:
                 cover[ADVANCE + 1 - s, s, unit_of[s] == u] = unit.options["in_cover"]
-    chargers = {FIRST: charger, LATER: -1, ADVANCE: 0, ADVANCE + 1: 1}
     for s, side in enumerate(groups):
         for i, group in enumerate(side):
             prof, weapon = group.profile, fighting[s][i]
             two_weapons = sum(table[n].two_weapon for n in group.equipment) >= 2
             frag = any(table[n].frag for n in group.equipment)
-            for r, charging_side in chargers.items():
-                charging = s == charging_side
-                attacks[r, s, i, CONTACT] = prof["A"] + two_weapons + charging
+            for r, charging_side in CHARGING.items():
+                charging = s == (charger if charging_side is None else charging_side)
+                by = _round_rules(rules[s][i], r, s, charger)
+                attacks[r, s, i, CONTACT] = (prof["A"] + two_weapons + charging
+                                             + sum(x.extra_attacks for x in by))
                 attacks[r, s, i, REACH] = 1
                 cover_step = cover[r, s, i] or (charging and frag and cover[r, 1 - s].any())
-                initiative = COVER if cover_step else prof["I"]
+                initiative = COVER if cover_step else max(1, min(10, prof["I"] + sum(
+                    x.initiative_bonus for x in by)))
                 step[r, s, i, CONTACT] = STRIKES_LAST if weapon.strikes_last else initiative
                 step[r, s, i, REACH] = initiative
     return attacks, step

@@ -28,7 +28,7 @@ from odds.core.exact import binomial_pmf, check_states
 from odds.core.outcome import (ATTACKER, COLUMNS, MUTUAL, NO_FIGHT, NONE,
                                UNIT_CAUGHT, UNIT_DESTROYED, UNIT_FLED, UNIT_STANDING,
                                UNIT_UNREACHED, UNRESOLVED)
-from odds.rulesets.wh40k3.compile import ADVANCE, CONTACT, FIRST, LATER
+from odds.rulesets.wh40k3.compile import ADVANCE, CONTACT, FEARLESS_LD, FIRST, LATER, SAVES
 from odds.rulesets.wh40k3.kernel import (_end, _front, _groups, _in_fight, _leadership, _n,
                                          _place, _receiver, _retarget, _standing, _wound)
 
@@ -356,7 +356,7 @@ def _allocate(plan, table, x, px, pmf, n, t, v, s, g, p, multi, w):
     for h in range(1, fit + 1):
         if pmf[h] == 0.0:
             continue
-        _pmf(plan.cdf, plan.cdf_offset[1, s, g, p, rg], plan.cdf_top[1, s, g, p, rg],
+        _pmf(plan.cdf, plan.cdf_offset[SAVES, s, g, p, rg], plan.cdf_top[SAVES, s, g, p, rg],
              plan.p_unsaved[s, g, p, rg], h, bpmf)
         for u in range(h + 1):
             acc_b[u] += pmf[h] * bpmf[u]
@@ -474,8 +474,9 @@ def _strike(plan, r, k, state, lead, out, ended, multi, w, st, tables, later):
         n = 0 if f < 0 else cnt[s, g, p] * plan.attacks[r, s, g, p]
         nh[j] = n
         if n > 0:
-            _pmf(plan.cdf, plan.cdf_offset[0, s, g, p, f], plan.cdf_top[0, s, g, p, f],
-                 plan.p_wound[s, g, p, f], n, hp[j])
+            c = 1 + plan.chance[r]  # the round type's layer of p_wound
+            _pmf(plan.cdf, plan.cdf_offset[c, s, g, p, f], plan.cdf_top[c, s, g, p, f],
+                 plan.p_wound[c - 1, s, g, p, f], n, hp[j])
     _side_vec(cnt, dmg, 0, vec)
     before0 = _wounds_taken(plan, vec, 0, 0, G)
     _side_vec(cnt, dmg, 1, vec)
@@ -801,7 +802,7 @@ def _fall_back(plan, loser, rolled_off, pe, rnd, multi, nxt, rows, mo):
         if not multi or inside[loser, u]:
             tested[m] = u
             ld = _leadership(plan, cnt, loser, u, multi)
-            p_fail[m] = 1.0 - below[min(ld, 12)]
+            p_fail[m] = 0.0 if ld >= FEARLESS_LD else 1.0 - below[ld]  # Fearless: never
             m += 1
     k = 0
     for u in range(_n(plan, y, multi)):

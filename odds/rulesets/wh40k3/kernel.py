@@ -1,7 +1,8 @@
 """The wh40k3 numba kernel: plays whole close combats, one outcome row per fight.
 
 The wounds of a striking part are one draw from the exact Binomial(attacks,
-P(hit) * P(wound)) (independent dice make the count binomial); the unsaved ones are one more
+P(hit) * P(wound)) (independent dice make the count binomial; the round type's layer of the
+plan's chances holds the special rules' re-rolls and modifiers); the unsaved ones are one more
 binomial draw when they all fall on one kind of model, else one save roll per wound. A side
 may be several units (R0-13): each strikes one enemy unit, wounds stay inside the unit struck,
 and an advance may carry the winners into a fresh unit (R0-12).
@@ -17,7 +18,7 @@ from odds.core.outcome import (ATTACKER, CAUGHT, COLUMNS, DESTROYED, FLED, MUTUA
                                NO_FIGHT, NONE, UNIT_CAUGHT, UNIT_DESTROYED, UNIT_FLED,
                                UNIT_STANDING, UNIT_UNREACHED, UNRESOLVED)
 from odds.core.rng import d6, seed_stream, two_d6, uniform
-from odds.rulesets.wh40k3.compile import ADVANCE, CONTACT, FIRST, LATER, OUT, REACH
+from odds.rulesets.wh40k3.compile import ADVANCE, CONTACT, FIRST, LATER, OUT, REACH, SAVES
 
 BLOCK = 256  # trials per parallel work item
 HELD, FELL_BACK, PURSUED = 0, 1, 2  # the loser's morale check (R0-11, R0-12)
@@ -142,8 +143,8 @@ def _take_wounds(plan, st, cnt, dmg, alive, t, u, s, g, p, n, multi):
     if rg < 0:
         return 0
     if n <= cnt[t, rg, rp] * plan.wounds[t, rg] - dmg[t, rg]:
-        unsaved = draw(st, plan.cdf, plan.cdf_offset[1, s, g, p, rg],
-                       plan.cdf_top[1, s, g, p, rg], n, plan.p_unsaved[s, g, p, rg])
+        unsaved = draw(st, plan.cdf, plan.cdf_offset[SAVES, s, g, p, rg],
+                       plan.cdf_top[SAVES, s, g, p, rg], n, plan.p_unsaved[s, g, p, rg])
         _wound(plan, cnt, dmg, alive, t, u, rg, rp, unsaved)
         return unsaved
     unsaved = 0
@@ -198,6 +199,7 @@ def _fight_round(plan, st, cnt, dmg, alive, inside, fate, wounded, hits, aimed, 
     against that unit's front group as it stands then; casualties are removed at the step's
     end, and a unit with no model left leaves the fight at once.
     """
+    c = plan.chance[r]  # the layer of p_wound this round type reads
     for k in range(plan.steps.shape[1]):
         if plan.steps[r, k] < 0:
             break
@@ -216,8 +218,8 @@ def _fight_round(plan, st, cnt, dmg, alive, inside, fate, wounded, hits, aimed, 
             g, p = plan.striker_group[r, k, j], plan.striker_place[r, k, j]
             f = aimed[s, plan.unit_of[s, g]] if multi else (front0 if s == 0 else front1)
             hits[j] = 0 if multi and f < 0 else draw(
-                st, plan.cdf, plan.cdf_offset[0, s, g, p, f], plan.cdf_top[0, s, g, p, f],
-                cnt[s, g, p] * plan.attacks[r, s, g, p], plan.p_wound[s, g, p, f])
+                st, plan.cdf, plan.cdf_offset[1 + c, s, g, p, f], plan.cdf_top[1 + c, s, g, p, f],
+                cnt[s, g, p] * plan.attacks[r, s, g, p], plan.p_wound[c, s, g, p, f])
         for j in range(plan.striker_side.shape[2]):
             s = plan.striker_side[r, k, j]
             if s < 0:

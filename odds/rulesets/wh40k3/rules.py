@@ -4,8 +4,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from odds.core import schema as s
-from odds.core.catalogue import catalogue, unknown_name
+from odds.core.catalogue import bundled, catalogue, own_rules, unknown_name
 from odds.core.charts import NEVER, d6_charts
+from odds.core.data import data_path
+from odds.core.effects import reroll
 from odds.errors import ScenarioError
 
 NO_SAVE = NEVER  # a "7+" roll: never made
@@ -25,6 +27,7 @@ PROFILE = {
 GROUP_KEYS = {
     "character": (s.boolean, False),
     "monstrous": (s.boolean, False),
+    "rules": (s.distinct_names, []),
     "fights_with": (s.text, None),
     "points": (s.number(0), None),
 }
@@ -51,6 +54,21 @@ ENGAGEMENT = {
     "charge_through_difficult_terrain": (s.boolean, False),
 }
 
+ATTACK_KEYS = {  # effects on the to-hit and to-wound dice (R0-5, R0-7): a rule's or a weapon's
+    "reroll_hit": (reroll, None),
+    "reroll_wound": (reroll, None),
+    "hit_modifier": (s.integer(-3, 3), 0),
+    "wound_modifier": (s.integer(-3, 3), 0),
+}
+
+
+def _pair(value, where: s.Where) -> dict:
+    """A weapon's ``pair``: the attack effects it adds when the model carries two (the name
+    listed twice), only the keys given."""
+    checked = s.fields(value, ATTACK_KEYS, where)
+    return {key: checked[key] for key in value}
+
+
 WEAPON_KEYS = {
     "two_weapon": (s.boolean, False),
     "strength_mult": (s.integer(1, 10), 1),
@@ -61,8 +79,24 @@ WEAPON_KEYS = {
     "save_cap": (s.integer(2, 6), None),
     "frag": (s.boolean, False),
     "removed_last": (s.boolean, False),
+    **ATTACK_KEYS,
+    "pair": (_pair, None),
     "points": (s.number(0), 0),
 }
+
+WHEN = ("always", "charging", "charged")
+
+RULE_KEYS = {  # data/wh40k3/special_rules.toml
+    "extra_attacks": (s.integer(0, 5), 0),
+    "strength_bonus": (s.integer(-9, 9), 0),
+    "initiative_bonus": (s.integer(-9, 9), 0),
+    **ATTACK_KEYS,
+    "fearless": (s.boolean, False),
+    "counter_attack": (s.boolean, False),
+    "when": (s.choice(*WHEN), "always"),
+}
+
+ROUND_KEYS = ("extra_attacks", "strength_bonus", "initiative_bonus", *ATTACK_KEYS)
 
 MAX_GROUPS = 200  # model groups a side: the plan's per-pair arrays grow as groups squared
 
@@ -83,16 +117,26 @@ class Weapon:
     save_cap: int | None = None
     frag: bool = False
     removed_last: bool = False
+    reroll_hit: str | None = None
+    reroll_wound: str | None = None
+    hit_modifier: int = 0
+    wound_modifier: int = 0
+    pair: dict | None = None
     points: float = 0
 
     @property
     def special(self) -> bool:
-        """Used only in base contact (R0-2): it changes S, saves or strike order."""
+        """Used only in base contact (R0-2): it changes S, saves, strike order or the dice."""
         return (self.strength_mult != 1 or self.strength_bonus != 0 or self.ignores_armour
-                or self.strikes_last or self.save_cap is not None)
+                or self.strikes_last or self.save_cap is not None or self.reroll_hit is not None
+                or self.reroll_wound is not None or self.hit_modifier != 0
+                or self.wound_modifier != 0 or self.pair is not None)
 
-    def strength(self, s_value: int) -> int:
-        return max(1, min(self.strength_cap, s_value * self.strength_mult + self.strength_bonus))
+    def strength(self, s_value: int, bonus: int = 0) -> int:
+        """S in contact: S x strength_mult + strength_bonus, plus a rule's ``bonus`` (after the
+        multiplier, *assumption*), between 1 and strength_cap (R0-7, R0-8)."""
+        return max(1, min(self.strength_cap,
+                          s_value * self.strength_mult + self.strength_bonus + bonus))
 
 
 BARE_HANDS = Weapon("none")
@@ -102,6 +146,72 @@ def weapons(scenario) -> dict[str, Weapon]:
     """The bundled weapons, overridden and extended by the scenario's ``[weapons]``."""
     entries = catalogue(("wh40k3", "weapons.toml"), scenario, WEAPON_KEYS)
     return {name: Weapon(name, **spec) for name, spec in entries.items()}
+
+
+@dataclass(frozen=True)
+class SpecialRule:
+    """One special rule's effects (data/wh40k3/special_rules.toml, or the scenario's own)."""
+
+    name: str
+    extra_attacks: int = 0
+    strength_bonus: int = 0
+    initiative_bonus: int = 0
+    reroll_hit: str | None = None
+    reroll_wound: str | None = None
+    hit_modifier: int = 0
+    wound_modifier: int = 0
+    fearless: bool = False
+    counter_attack: bool = False
+    when: str = "always"
+
+
+def special_rules(scenario) -> dict[str, SpecialRule]:
+    """The bundled special rules, overridden and extended by the scenario's [special_rules]."""
+    files = ((bundled(("wh40k3", "special_rules.toml"), RULE_KEYS),
+              s.Where(str(data_path("wh40k3", "special_rules.toml")), "")),
+             (own_rules(scenario, RULE_KEYS), s.Where(scenario.source, "special_rules")))
+    out = {}
+    for entries, where in files:
+        for name, spec in entries.items():
+            _check_when(spec, where / name)
+            out[name] = SpecialRule(name, **spec)
+    return out
+
+
+def _check_when(spec: dict, where: s.Where) -> None:
+    """A rule in force only on the charge (or when charged) may only change that round's
+    attacks; Fearless and Counter-attack hold for the whole combat."""
+    if spec["when"] == "always":
+        return
+    for key, (_, default) in RULE_KEYS.items():
+        if key != "when" and key not in ROUND_KEYS and spec[key] != default:
+            raise (where / key).error(
+                f"a rule with when = {spec['when']!r} may only set the keys of a round "
+                f"({', '.join(ROUND_KEYS)}); {key} holds for the whole combat")
+
+
+def group_rules(group, table: dict[str, SpecialRule]) -> list[SpecialRule]:
+    """The special rules a model group names, in its order."""
+    return [table[name] for name in group.options["rules"]]
+
+
+def active(rules, charging: bool, charged: bool) -> list:
+    """The rules in force in a round: ``when`` always, or on the charge for a side that
+    charged this round (``charging``) or was charged (``charged``)."""
+    return [x for x in rules if x.when == "always" or (x.when == "charging" and charging)
+            or (x.when == "charged" and charged)]
+
+
+def attack_sources(rules, weapon: Weapon, pair: bool) -> list:
+    """What changes a model's dice in contact: its active rules, its fighting weapon and, when
+    it carries two of the weapon (``pair``), the weapon's ``pair`` effects."""
+    both = [SpecialRule(f"pair of {weapon.name}", **weapon.pair)] if pair and weapon.pair else []
+    return list(rules) + [weapon] + both
+
+
+def pair_of(group, weapon: Weapon) -> bool:
+    """The group carries its fighting weapon twice (one in each hand)."""
+    return group.equipment.count(weapon.name) >= 2
 
 
 def fighting_weapon(group, table: dict[str, Weapon]) -> Weapon:
@@ -136,6 +246,7 @@ def check(scenario) -> None:
     R0-13)."""
     _check_group_count(scenario)
     table = weapons(scenario)
+    known = special_rules(scenario)
     e = scenario.engagement
     charger = e["charger"]
     charged = "defender" if charger == "attacker" else "attacker"
@@ -145,6 +256,8 @@ def check(scenario) -> None:
         for unit, where in units:
             for i, group in enumerate(unit.models):
                 _check_group(group, table, where / "models" / i)
+                _check_rules(group, known, where / "models" / i / "rules")
+            _check_counter_attack(unit, known, where)
             _check_places(unit, where)
             _check_unit(unit, where, scenario.side(enemy).every_unit, key == charger)
         _check_fresh(units)
@@ -159,6 +272,29 @@ def check(scenario) -> None:
         raise ScenarioError("is for a charge of one unit against one: odds does not play a "
                             "charge of several units through difficult terrain",
                             scenario.source, "engagement.charge_through_difficult_terrain")
+
+
+def _check_rules(group, known: dict[str, SpecialRule], where: s.Where) -> None:
+    for i, name in enumerate(group.options["rules"]):
+        if name not in known:
+            raise unknown_name(name, known, where / i, "`odds weapons wh40k3` lists them",
+                               kind="special rule")
+
+
+def counter_attacks(unit, known: dict[str, SpecialRule]) -> bool:
+    """Every model of the unit has Counter-attack (README "Special rules")."""
+    return all(any(r.counter_attack for r in group_rules(g, known)) for g in unit.models)
+
+
+def _check_counter_attack(unit, known: dict[str, SpecialRule], where: s.Where) -> None:
+    """Counter-attack is the whole unit's: a model without it (a character that joined the
+    unit) takes it away from the rest, and odds asks for it on every group or none."""
+    having = [any(r.counter_attack for r in group_rules(g, known)) for g in unit.models]
+    if any(having) and not all(having):
+        i = having.index(False)
+        raise (where / "models" / i / "rules").error(
+            f"Counter-attack is a whole unit's rule: give it to every group of the unit or to "
+            f"none ({unit.models[i].name!r} has none)")
 
 
 def _check_places(unit, where: s.Where) -> None:
