@@ -301,8 +301,14 @@ def _emit(args, outcome, figure) -> int:
         outcome.to_csv(sys.stdout)
     elif args.csv:
         _write("--csv", args.csv, outcome.to_csv)
-    if args.plot:
-        _write("--plot", args.plot, figure().savefig)
+    if args.plot:  # closed once written: main() called again must not pile figures up
+        import matplotlib.pyplot as plt
+
+        drawn = figure()
+        try:
+            _write("--plot", args.plot, drawn.savefig)
+        finally:
+            plt.close(drawn)
     if args.json:
         print(outcome.to_json())
     elif args.csv != "-":

@@ -228,12 +228,17 @@ def test_rulesets_and_weapons(capsys):
 def test_every_listed_weapon_is_accepted_by_a_scenario(capsys, marines_vs_boyz):
     """What `odds weapons wh40k3` lists, a scenario may name."""
     _, out, _ = run(capsys, "weapons", "wh40k3")
-    names = [line.split("  ")[0] for line in out.splitlines()[2:]]
+    weapons, rules = out.split("\n\n")  # two sections: weapons and wargear, special rules
+    names = [line.split("  ")[0] for line in weapons.splitlines()[2:]]
     assert len(names) > 10
     scenario = odds.load(marines_vs_boyz)
     for name in names:
         scenario.attacker.models[0].equipment = [name]
         assert scenario.validated().attacker.models[0].equipment == [name]
+    for name in [line.split("  ")[0] for line in rules.splitlines()[2:]]:
+        for group in scenario.attacker.models:  # some are a whole unit's rules
+            group.options["rules"] = [name]
+        assert scenario.validated().attacker.models[0].options["rules"] == [name]
 
 
 def test_argparse_errors_in_a_real_process():
@@ -242,3 +247,16 @@ def test_argparse_errors_in_a_real_process():
     assert run.returncode == 2 and run.stdout == ""
     assert run.stderr.splitlines() == [
         "odds: error: unrecognized arguments: --trails 5 (see `odds --help`)"]
+
+
+def test_plot_closes_its_figure(capsys, tmp_path, marines_vs_boyz):
+    """--plot writes the chart and closes it: main() called again in one process (a
+    notebook, a script) does not pile figures up."""
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+    for k in range(2):
+        code, _, _ = run(capsys, "simulate", marines_vs_boyz, "--trials", 200, "--quiet",
+                         "--plot", tmp_path / f"chart{k}.png")
+        assert code == 0 and (tmp_path / f"chart{k}.png").stat().st_size > 0
+    assert plt.get_fignums() == []

@@ -58,6 +58,16 @@ WH40K3 = ("wh40k3_assault_marines_vs_boyz.toml", [
                              "strength_cap": 9, "ignores_armour": True, "strikes_last": True,
                              "save_cap": 3, "frag": True, "removed_last": True, "points": 12.5},
      "attacker.models[1].equipment": ["bolt pistol", "relic blade", "frag grenades"]},
+    {"attacker.models[0].rules": ["Furious Charge", "Fearless"]},
+    {"weapons.relic claw": {"two_weapon": True, "reroll_hit": "ones", "reroll_wound": "failures",
+                            "hit_modifier": 1, "wound_modifier": -1,
+                            "pair": {"reroll_hit": "failures"}},
+     "attacker.models[1].equipment": ["relic claw", "relic claw", "frag grenades"]},
+    {"special_rules.Waaagh": {"when": "charged", "extra_attacks": 1, "strength_bonus": 1,
+                              "initiative_bonus": -1, "reroll_hit": "failures",
+                              "reroll_wound": "ones", "hit_modifier": 1, "wound_modifier": -1},
+     "special_rules.Ladz": {"fearless": True, "counter_attack": True},
+     "defender.models[0].rules": ["Waaagh", "Ladz"]},
 ])
 MORDHEIM = ("mordheim_two_on_one.toml", [
     {"attacker.models[1].profile.M": 5}, {"attacker.models[1].profile.WS": 4},

@@ -305,8 +305,11 @@ def test_cli_on_option_mutants(command: str, workdir: Path):
     for i, option in enumerate(batch):
         rng = random.Random(f"{command}#{i}")
         source = rng.choice(m.COMPARISONS if verb == "compare" else m.SCENARIOS)
+        text = source.read_text("utf-8") if verb == "sweep" else ""
         target = ["defender.models[0].count", "1"] if verb == "sweep" else []
-        if verb == "sweep" and "models" not in source.read_text("utf-8"):
+        if "[[defender.units]]" in text:  # a side of several units
+            target = ["defender.units[0].models[0].count", "1"]
+        elif verb == "sweep" and "models" not in text:
             target = ["engagement.charger", "attacker,defender"]
         argv = [verb, str(source), *target, *flags, *option.args]
         if "--trials" not in option.args and "--precision" not in option.args:

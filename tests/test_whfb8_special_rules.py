@@ -253,9 +253,10 @@ def test_bad_special_rules_are_named(args, message):
 
 
 def test_other_rulesets_refuse_special_rules_tables():
-    data = odds.load("data/scenarios/wh40k3_ten_vs_ten.toml").to_dict()
+    """d10skirmish has no special rules as data: a [special_rules] table is refused."""
+    data = odds.load("data/scenarios/d10skirmish_blademaster_vs_brute.toml").to_dict()
     data["special_rules"] = {"X": {"poisoned": True}}
-    with pytest.raises(ScenarioError, match="special_rules"):
+    with pytest.raises(ScenarioError, match="d10skirmish special rules are not data"):
         odds.from_dict(data)
 
 

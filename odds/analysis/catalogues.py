@@ -37,7 +37,9 @@ def sections(ruleset_id: str) -> list[Section]:
     r = importlib.import_module(f"odds.rulesets.{ruleset_id}.rules")
     equipment = ("group", "equipment")
     if ruleset_id == "wh40k3":
-        return [Section("weapons and wargear", *equipment, r.weapons(_NO_OWN), r.WEAPON_KEYS)]
+        return [Section("weapons and wargear", *equipment, r.weapons(_NO_OWN), r.WEAPON_KEYS),
+                Section("special rules", "group", "rules", r.special_rules(_NO_OWN),
+                        r.RULE_KEYS, own="special_rules")]
     if ruleset_id == "mordheim":
         return [Section("weapons and armour", *equipment, r.weapons(_NO_OWN), r.WEAPON_KEYS,
                         kind=lambda name, e: e["kind"])]
@@ -69,10 +71,23 @@ def effects(entry: dict, keys: dict) -> str:
         if value is True:
             out.append(key)
         elif value is not False:
-            shown = f'"{value}"' if isinstance(value, str) else f"{value:g}" if isinstance(
-                value, float) else value
-            out.append(f"{key} = {shown}")
+            out.append(f"{key} = {_shown(value)}")
     return ", ".join(out) or "no special effect"
+
+
+def _shown(value) -> str:
+    """A value as written in TOML: "text", 1.5, { key = value, ... }; dice specs as dice."""
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {_shown(v)}" for k, v in value.items()) + " }"
+    if isinstance(value, tuple) and len(value) == 3:  # odds.core.effects.dice
+        count, sides, plus = value
+        die = f"{count if count > 1 else ''}D{sides}" if count else ""
+        return f'"{die}+{plus}"' if die and plus else f'"{die}"' if die else str(plus)
+    return str(value)
 
 
 def listing(ruleset_id: str) -> list[str]:

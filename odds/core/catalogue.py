@@ -44,6 +44,29 @@ def own_rules(scenario, keys: dict[str, tuple]) -> dict[str, dict]:
             for name, spec in scenario.special_rules.items()}
 
 
+def rule_table(ruleset_id: str, scenario, keys: dict[str, tuple],
+                  round_keys: tuple[str, ...]) -> dict[str, dict]:
+    """A ruleset's special rules: ``data/<ruleset_id>/special_rules.toml``, overridden and
+    extended by the scenario's ``[special_rules]``, each checked against ``keys``. An entry
+    whose ``when`` is not ``"always"`` may only set ``round_keys`` (the rest hold for the
+    whole combat)."""
+    files = ((bundled((ruleset_id, "special_rules.toml"), keys),
+              s.Where(str(data_path(ruleset_id, "special_rules.toml")), "")),
+             (own_rules(scenario, keys), s.Where(scenario.source, "special_rules")))
+    out = {}
+    for entries, where in files:
+        for name, spec in entries.items():
+            if spec["when"] != "always":
+                for key, (_, default) in keys.items():
+                    if key != "when" and key not in round_keys and spec[key] != default:
+                        raise (where / name / key).error(
+                            f"a rule with when = {spec['when']!r} may only set the keys of "
+                            f"a round ({', '.join(round_keys)}); {key} holds for the whole "
+                            f"combat")
+            out[name] = spec
+    return out
+
+
 def unknown_name(name: str, known, where: s.Where, home: str, kind: str = "weapon",
                  inline: bool = True) -> ScenarioError:
     """The error for a name not in ``known``: the closest names, and where names come from
