@@ -125,7 +125,12 @@ def movement_roll(rng, unit):
 
 
 def leadership(unit):
-    return max(unit.profile["Ld"], unit.options["general_Ld"] or 0)
+    """The Ld the unit tests on: its own or its general's; with Strength in Numbers its own
+    + 1 per rank of five behind the front (at most 10), if higher."""
+    ld = max(unit.profile["Ld"], unit.options["general_Ld"] or 0)
+    if unit.has("strength_in_numbers"):
+        ld = max(ld, min(10, unit.profile["Ld"] + max(0, unit.ranks_of_five() - 1)))
+    return ld
 
 
 def attack_sample(scenario, rng: random.Random, trials: int) -> int:
@@ -324,6 +329,7 @@ def play_fight(scenario, rng: random.Random, prepared, attacks: int | None = Non
                     and not u.frenzied):
                 u.afraid = sum(ld_roll(rng, u)) > leadership(u)
         caused = [0, 0]
+        begun = [(list(u.ranks), u.damage) for u in units]  # for Reality Blinks
         parts = [(key, s, a, ws, st, rr) for s in (0, 1)
                  for key, a, ws, st, rr in strikers(s, first_round)]
         for key in sorted({p[0] for p in parts}, reverse=True):
@@ -389,6 +395,28 @@ def play_fight(scenario, rng: random.Random, prepared, attacks: int | None = Non
             continue
         steadfast = lu.has("stubborn") or lu.ranks_of_five() > wu.ranks_of_five()
         target = leadership(lu) - (0 if steadfast else abs(score[0] - score[1]))
+        if lu.has("daemonic_instability"):
+            dice = ld_roll(rng, lu)
+            if lu.options["battle_standard"] and (dice == [6, 6] or (
+                    sum(dice) > target and dice != [1, 1])):
+                dice = ld_roll(rng, lu)
+            if dice == [1, 1]:  # Reality Blinks: the round's losses come back
+                lu.ranks, lu.damage = list(begun[loser][0]), begun[loser][1]
+                continue
+            lost = 0
+            for _ in range(10**6 if dice == [6, 6] else max(0, sum(dice) - target)):
+                if not lu.ranks:
+                    break
+                lost += 1
+                lu.damage += 1
+                if lu.damage == lu.profile["W"]:
+                    lu.damage = 0
+                    lu.remove_one()
+            caused_total[won] += lost
+            if not lu.ranks:
+                result.update(winner=ATTACKER if won == 0 else DEFENDER, end=DESTROYED)
+                break
+            continue
         tries = 2 if lu.options["battle_standard"] else 1
         held = False
         for _ in range(tries):

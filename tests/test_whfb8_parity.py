@@ -133,6 +133,12 @@ def build(case: str):
         wights = unit("Wights", 10, 5, {**STATE_TROOP, "W": 2, "Ld": 8},
                       ["heavy armour", "shield"], ["Unstable", "Fear"], musician=True)
         return scenario(slayers, wights, max_rounds=6)
+    if case == "instability_numbers":  # R2-12 Daemonic Instability, Strength in Numbers
+        clanrats = unit("Clanrats", 30, 6, {**GOBLIN, "Ld": 5}, ["spear", "shield"],
+                        ["Strength in Numbers"], standard=True)
+        daemons = unit("Bloodletters", 12, 4, {**WARRIOR, "Ld": 8}, ["hand weapon"],
+                       ["Daemonic Instability", "Fear"], battle_standard=True)
+        return scenario(daemons, clanrats, max_rounds=8)
     raise KeyError(case)
 
 
@@ -140,7 +146,7 @@ CASES = ("bundled_8e", "bundled_resurrection", "lance_charge", "flank_spears",
          "monstrous_parry_defender_charges", "monstrous_horde_rear", "psychology",
          "asf_asl_weapons_wards", "morning_star_asf_reroll", "flee_reaction",
          "equal_initiative_mutual", "special_rules", "house_rules", "rolled_hits",
-         "slaying_multiple_wounds")
+         "slaying_multiple_wounds", "instability_numbers")
 
 
 def kernel_rows(sc) -> np.ndarray:

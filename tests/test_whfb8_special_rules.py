@@ -384,3 +384,21 @@ def test_kernel_and_exact_solver_play_counted_hits_and_cold_blood():
     ogre = dict(M=6, WS=3, S=4, T=4, W=3, I=2, A=3, Ld=7)
     assert_parity(scenario(["Impact Hits (1)", "Stomp", "Fear"], ["Cold-blooded"],
                            attacker=ogre, d_group={}), trials=100_000)
+
+
+def test_strength_in_numbers_ld_R2_12():
+    """Strength in Numbers: Ld + 1 per rank of five behind the front, at most 10, if it beats
+    the general's; the exact solver plays it, against the kernel."""
+    from odds.rulesets.whfb8.kernel import _leadership
+
+    sc = scenario(defender_rules=["Strength in Numbers"], defender={**GOBLIN, "Ld": 5})
+    plan = compile_plan(sc)
+    assert [_leadership.py_func(plan, (10, n), 1) for n in (4, 5, 10, 15, 40)] == \
+        [5, 5, 6, 7, 10]
+    assert_parity(sc, trials=100_000)
+
+
+def test_daemonic_instability_is_simulated():
+    sc = scenario(["Daemonic Instability"])
+    assert "Daemonic Instability" in odds.simulate(sc, method="auto", trials=1000, seed=1,
+                                                    quiet=True).method_note

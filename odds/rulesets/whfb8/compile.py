@@ -75,6 +75,9 @@ class Plan(NamedTuple):
                                # Killing Blow against models of more than one wound
     cold_blooded: np.ndarray   # (2,) Ld tests on 3D6, the highest dropped
     unstable: np.ndarray       # (2,) loses a wound per point it loses a combat by, never flees
+    daemonic: np.ndarray       # (2,) Daemonic Instability instead of the break test
+    strength_in_numbers: np.ndarray  # (2,) +1 Ld per rank behind the front, at most 10
+    own_leadership: np.ndarray  # (2,) the unit's own Ld
 
 
 def active(rules, r: int, charging: bool) -> list:
@@ -257,4 +260,7 @@ def compile_plan(scenario) -> Plan:
                              or p_slay[..., s, :].any() for s in range(2)], np.int64),
         cold_blooded=ints(lambda s, side, g: has(s, "cold_blooded")),
         unstable=ints(lambda s, side, g: has(s, "unstable")),
+        daemonic=ints(lambda s, side, g: has(s, "daemonic_instability")),
+        strength_in_numbers=ints(lambda s, side, g: has(s, "strength_in_numbers")),
+        own_leadership=ints(lambda s, side, g: g.profile["Ld"]),
     )

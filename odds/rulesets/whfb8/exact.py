@@ -39,7 +39,7 @@ from odds.core.outcome import (
     UNRESOLVED,
 )
 from odds.rulesets.whfb8.compile import FIRST, LATER, PARTS
-from odds.rulesets.whfb8.kernel import _in_contact, _part_attacks, _ranks, _score
+from odds.rulesets.whfb8.kernel import _in_contact, _leadership, _part_attacks, _ranks, _score
 
 TWO_D6 = dice_sum(2)
 SWIFT = drop_lowest(3)  # Swiftstride: 3D6, the lowest dropped (R2-13)
@@ -59,13 +59,15 @@ class Sides(NamedTuple):
 
     Per side: the plan's fields of the same names. ``strikers`` holds the plan's
     ``striker_side * PARTS + striker_part`` by step (``STRIKERS`` a step, -1 padded);
-    ``fails_ld`` P(roll > Ld), ``catch`` P(caught) by the loser, ``holds`` P(roll <= t) of
-    side s at ``13 * s + t``, ``insane`` P(a double 1), the roll 2D6 or Cold-blooded's."""
+    ``catch`` P(caught) by the loser; at ``13 * s + t``, ``fails`` P(roll > t) and ``holds``
+    P(roll <= t) of side s; ``insane`` P(a double 1); the roll is 2D6 or Cold-blooded's."""
 
     count: tuple
     width: tuple
     wounds: tuple
     leadership: tuple
+    own_leadership: tuple
+    strength_in_numbers: tuple
     attacks: tuple
     first_attacks: tuple
     mount_attacks: tuple
@@ -89,7 +91,7 @@ class Sides(NamedTuple):
     max_rounds: int
     steps: int
     strikers: tuple
-    fails_ld: tuple
+    fails: tuple
     catch: tuple
     holds: tuple
     insane: tuple
@@ -101,14 +103,14 @@ def sides(plan) -> Sides:
     tests = [COLD if plan.cold_blooded[s] else TWO_D6 for s in range(2)]
     strikers = np.where(plan.striker_side >= 0, plan.striker_side * PARTS + plan.striker_part,
                         -1)
-    own = {name: getattr(plan, name) for name in Sides._fields[:25]}  # up to max_rounds
+    own = {name: getattr(plan, name) for name in Sides._fields[:27]}  # up to max_rounds
     return Sides(
         **{name: tuple(int(v) for v in x) if isinstance(x, np.ndarray) else int(x)
            for name, x in own.items()},
         steps=len(plan.steps),
         strikers=tuple(int(v) for v in np.pad(strikers, ((0, STRIKERS - len(strikers)), (0, 0)),
                                               constant_values=-1).ravel()),
-        fails_ld=tuple(p_gt(tests[s], plan.leadership[s]) for s in range(2)),
+        fails=tuple(p_gt(tests[s], ld) for s in range(2) for ld in range(13)),
         catch=tuple(_p_catch(moves[1 - s], moves[s]) for s in range(2)),
         holds=tuple(float(h) for s in range(2) for h in np.cumsum(tests[s])),
         insane=tuple(DOUBLE_ONE[int(plan.cold_blooded[s])] for s in range(2)))
@@ -131,8 +133,9 @@ def refusal(plan) -> str | None:
         return "Multiple Wounds against models of more than one wound"
     if plan.p_slay.any():
         return "Killing Blow against models of more than one wound"
-    if plan.unstable.any():
-        return "an Unstable unit (it loses wounds after the combat result)"
+    if plan.unstable.any() or plan.daemonic.any():
+        return ("an Unstable or Daemonic Instability unit (it loses wounds after the combat "
+                "result)")
     return None
 
 
@@ -322,12 +325,13 @@ def _settle(sd, n, caused, frenzied, standing):
     if sd.unbreakable[loser]:
         return after, 1.0, NONE, 0.0, 0.0
     steadfast = (standing >> (1 - loser)) & 1
-    target = sd.leadership[loser] - (0 if steadfast else abs(diff))
+    target = _leadership(sd, n, loser) - (0 if steadfast else abs(diff))
     hold = sd.holds[13 * loser + min(target, 12)] if target >= 2 else sd.insane[loser]
     if sd.reroll_break[loser]:  # battle standard: re-roll a failed test
         hold = 1.0 - (1.0 - hold) * (1.0 - hold)
     # R2-13: pursue (Frenzy must; restraining needs a Ld test), flee, Caught!
-    caught = sd.catch[loser] * (1.0 if after[won] > 0 or sd.pursue else sd.fails_ld[won])
+    caught = sd.catch[loser] * (1.0 if after[won] > 0 or sd.pursue
+                                else sd.fails[13 * won + _leadership(sd, n, won)])
     winner = ATTACKER if won == 0 else DEFENDER
     return after, hold, winner, (1.0 - hold) * caught, (1.0 - hold) * (1.0 - caught)
 
@@ -397,7 +401,8 @@ def _strikes(sd, p_unsaved, cdf, cdf_offset, cdf_top, r, frenzied, most0, most1,
         afraid = (branch >> 1, branch & 1)
         p = 1.0
         for s in range(2):  # R2-7: Fear tested at the start of the round
-            fear = sd.fails_ld[s] if sd.tests_fear[s] > 0 and frenzied[s] == 0 else 0.0
+            fear = (sd.fails[13 * s + _leadership(sd, start, s)]
+                    if sd.tests_fear[s] > 0 and frenzied[s] == 0 else 0.0)
             p *= fear if afraid[s] else 1.0 - fear
         if p == 0.0:
             continue

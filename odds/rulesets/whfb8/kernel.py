@@ -179,10 +179,20 @@ def _ld_dice(plan, st, s):
 
 
 @njit(cache=True, inline="always")
-def _fails_ld(plan, st, s):
+def _leadership(plan, n, s):
+    """The Ld side s tests on (R2-12): its own or its general's; with Strength in Numbers its
+    own + 1 per rank of 5 behind the front, at most 10, if that is higher."""
+    if plan.strength_in_numbers[s] == 0:
+        return plan.leadership[s]
+    return max(plan.leadership[s], min(10, plan.own_leadership[s] + max(0, _ranks(plan, n, s)
+                                                                        - 1)))
+
+
+@njit(cache=True, inline="always")
+def _fails_ld(plan, st, n, s):
     """A Fear or restraint test of side s fails: its roll is above its Ld (R2-7, R2-13)."""
     a, b = _ld_dice(plan, st, s)
-    return a + b > plan.leadership[s]
+    return a + b > _leadership(plan, n, s)
 
 
 @njit(cache=True, inline="always")
@@ -253,8 +263,35 @@ def _score(plan, n, s, caused, r):
     return score
 
 
+@njit(cache=True)
+def _instability(plan, st, n, dmg, started, s, target):
+    """Side s's Daemonic Instability test (R2-12), for a unit that lost a round: 2D6 against
+    ``target``, re-rolled once with a battle standard. A double 1 restores the models and
+    wounds it lost this round; a double 6 destroys it; otherwise it loses a wound, with no
+    saves, per point the roll is above target. Returns the wounds lost; not inlined, as
+    _rolled."""
+    a, b = _ld_dice(plan, st, s)
+    if plan.reroll_break[s] > 0 and ((a == 6 and b == 6) or (a + b > target
+                                                            and not (a == 1 and b == 1))):
+        a, b = _ld_dice(plan, st, s)
+    if a == 1 and b == 1:  # Reality Blinks
+        n[s], dmg[s] = started[s], started[2 + s]
+        return 0
+    if a == 6 and b == 6:  # Banished
+        lost = n[s] * plan.wounds[s] - dmg[s]
+        n[s], dmg[s] = 0, 0
+        return lost
+    lost = min(max(0, a + b - target), n[s] * plan.wounds[s] - dmg[s])
+    w = dmg[s] + lost
+    while w >= plan.wounds[s]:
+        w -= plan.wounds[s]
+        n[s] -= 1
+    dmg[s] = w
+    return lost
+
+
 @njit(cache=True, inline="always")
-def play_fight(plan, st, n, dmg, frenzied, afraid, attacks, caused, out, t):
+def play_fight(plan, st, n, dmg, frenzied, afraid, attacks, caused, started, out, t):
     """Play one combat (R2-1, R2-14) and write its outcome row into out[:, t]."""
     for s in range(2):
         n[s], dmg[s], frenzied[s], afraid[s] = plan.count[s], 0, plan.frenzy[s], 0
@@ -274,9 +311,11 @@ def play_fight(plan, st, n, dmg, frenzied, afraid, attacks, caused, out, t):
         for s in range(2):  # R2-7: Fear test at the start of each round
             afraid[s] = 0
             if plan.tests_fear[s] > 0 and frenzied[s] == 0:
-                afraid[s] = _fails_ld(plan, st, s)
+                afraid[s] = _fails_ld(plan, st, n, s)
         caused[0] = 0
         caused[1] = 0
+        for s in range(2):
+            started[s], started[2 + s] = n[s], dmg[s]
         _fight_round(plan, st, n, dmg, frenzied, afraid, attacks, r, caused)
         out[5, t] += caused[1]
         out[6, t] += caused[0]
@@ -308,13 +347,20 @@ def play_fight(plan, st, n, dmg, frenzied, afraid, attacks, caused, out, t):
         if plan.unbreakable[loser]:
             continue
         steadfast = plan.stubborn[loser] > 0 or _ranks(plan, n, loser) > _ranks(plan, n, won)
-        target = plan.leadership[loser] - (0 if steadfast else margin)
+        target = _leadership(plan, n, loser) - (0 if steadfast else margin)
+        if plan.daemonic[loser]:  # R2-12: Daemonic Instability instead of a break test
+            lost = _instability(plan, st, n, dmg, started, loser, target)
+            out[5 + loser, t] += lost
+            if n[loser] == 0:
+                end, winner = DESTROYED, ATTACKER if won == 0 else DEFENDER
+                break
+            continue
         if _break_test(plan, st, loser, target) or (
                 plan.reroll_break[loser] > 0 and _break_test(plan, st, loser, target)):
             continue
         winner = ATTACKER if won == 0 else DEFENDER
         end = FLED  # R2-13: pursue (Frenzy must; restraining needs a Ld test), flee, Caught!
-        pursues = frenzied[won] > 0 or plan.pursue or _fails_ld(plan, st, won)
+        pursues = frenzied[won] > 0 or plan.pursue or _fails_ld(plan, st, n, won)
         fled = _movement_dice(plan, st, loser)
         if pursues and _movement_dice(plan, st, won) >= fled:
             end = CAUGHT
@@ -337,8 +383,9 @@ def play_chunk(plan, seed, first_trial, out):
         afraid = np.zeros(2, np.int64)
         attacks = np.zeros(plan.striker_side.shape[1], np.int64)
         caused = np.zeros(2, np.int64)
+        started = np.zeros(4, np.int64)  # models and damage of each side as the round began
         for t in range(b * BLOCK, min(n_trials, (b + 1) * BLOCK)):
             out[5, t] = 0
             out[6, t] = 0
             seed_stream(st, seed, first_trial + t)
-            play_fight(plan, st, n, dmg, frenzied, afraid, attacks, caused, out, t)
+            play_fight(plan, st, n, dmg, frenzied, afraid, attacks, caused, started, out, t)

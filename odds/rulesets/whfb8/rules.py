@@ -134,6 +134,8 @@ RULE_KEYS = {  # data/whfb8/special_rules.toml
     "immune_to_psychology": (s.boolean, False),
     "cold_blooded": (s.boolean, False),
     "unstable": (s.boolean, False),
+    "daemonic_instability": (s.boolean, False),
+    "strength_in_numbers": (s.boolean, False),
     "when": (s.choice("always", "first round", "charging"), "always"),
 }
 
@@ -172,6 +174,8 @@ class SpecialRule:
     immune_to_psychology: bool = False
     cold_blooded: bool = False
     unstable: bool = False
+    daemonic_instability: bool = False
+    strength_in_numbers: bool = False
     when: str = "always"
 
 
