@@ -31,7 +31,6 @@ from odds.rulesets.whfb8.compile import (
     IMPACT,
     LATER,
     MOUNT,
-    STOMP,
     SUPPORTING,
 )
 
@@ -167,8 +166,14 @@ def _movement_dice(plan, st, s):
 @njit(cache=True, inline="always")
 def _ld_dice(plan, st, s):
     """A Leadership test's two dice: 2D6, or with Cold-blooded the lowest two of 3D6."""
+    return _ld_pair(st, plan.cold_blooded[s] > 0)
+
+
+@njit(cache=True, inline="always")
+def _ld_pair(st, cold_blooded):
+    """2D6, or the lowest two of 3D6."""
     a, b = d6(st), d6(st)
-    if plan.cold_blooded[s] > 0:
+    if cold_blooded:
         c = d6(st)
         high = max(a, max(b, c))
         if high == a:
@@ -264,27 +269,26 @@ def _score(plan, n, s, caused, r):
 
 
 @njit(cache=True)
-def _instability(plan, st, n, dmg, started, s, target):
-    """Side s's Daemonic Instability test (R2-12), for a unit that lost a round: 2D6 against
-    ``target``, re-rolled once with a battle standard. A double 1 restores the models and
-    wounds it lost this round; a double 6 destroys it; otherwise it loses a wound, with no
-    saves, per point the roll is above target. Returns the wounds lost; not inlined, as
-    _rolled."""
-    a, b = _ld_dice(plan, st, s)
-    if plan.reroll_break[s] > 0 and ((a == 6 and b == 6) or (a + b > target
-                                                            and not (a == 1 and b == 1))):
-        a, b = _ld_dice(plan, st, s)
+def _instability(st, n, dmg, started, s, target, wounds, rerolls, cold_blooded):
+    """Side s's Daemonic Instability test (R2-12), for a unit (models of ``wounds`` W) that
+    lost a round: 2D6 against ``target``, re-rolled once if ``rerolls`` (a battle standard).
+    A double 1 restores the models and wounds it lost this round; a double 6 destroys it;
+    otherwise it loses a wound, with no saves, per point the roll is above target. Returns
+    the wounds lost; not inlined, and given numbers only, as _rolled."""
+    a, b = _ld_pair(st, cold_blooded)
+    if rerolls and ((a == 6 and b == 6) or (a + b > target and not (a == 1 and b == 1))):
+        a, b = _ld_pair(st, cold_blooded)
     if a == 1 and b == 1:  # Reality Blinks
         n[s], dmg[s] = started[s], started[2 + s]
         return 0
     if a == 6 and b == 6:  # Banished
-        lost = n[s] * plan.wounds[s] - dmg[s]
+        lost = n[s] * wounds - dmg[s]
         n[s], dmg[s] = 0, 0
         return lost
-    lost = min(max(0, a + b - target), n[s] * plan.wounds[s] - dmg[s])
+    lost = min(max(0, a + b - target), n[s] * wounds - dmg[s])
     w = dmg[s] + lost
-    while w >= plan.wounds[s]:
-        w -= plan.wounds[s]
+    while w >= wounds:
+        w -= wounds
         n[s] -= 1
     dmg[s] = w
     return lost
@@ -349,7 +353,8 @@ def play_fight(plan, st, n, dmg, frenzied, afraid, attacks, caused, started, out
         steadfast = plan.stubborn[loser] > 0 or _ranks(plan, n, loser) > _ranks(plan, n, won)
         target = _leadership(plan, n, loser) - (0 if steadfast else margin)
         if plan.daemonic[loser]:  # R2-12: Daemonic Instability instead of a break test
-            lost = _instability(plan, st, n, dmg, started, loser, target)
+            lost = _instability(st, n, dmg, started, loser, target, plan.wounds[loser],
+                                plan.reroll_break[loser] > 0, plan.cold_blooded[loser] > 0)
             out[5 + loser, t] += lost
             if n[loser] == 0:
                 end, winner = DESTROYED, ATTACKER if won == 0 else DEFENDER
