@@ -40,6 +40,11 @@ class Fighter:
         self.wounds = warrior.profile["W"]
         self.stood_up = self.pistol_used = self.parry_used = self.crit_used = False
         self.fear_failed = False
+        self.frenzied = warrior.skills(False, 0).frenzy  # lost once knocked down or stunned
+
+    def skills(self, fight):
+        """His skills and special rules in force this round."""
+        return self.w.skills(fight.first, fight.p["charger"])
 
 
 def prepare(scenario):
@@ -77,12 +82,13 @@ class Fight:
 
     # --- R1-2 ------------------------------------------------------------------------------
     def tier(self, x):
+        skills = x.skills(self)
         if x.stood_up:
             return 3
-        if any(w.strikes_last for w in x.w.weapons):
-            return 2
-        if self.first and (x.side == self.p["charger"] or any(w.strike_first
-                                                               for w in x.w.weapons)):
+        if any(w.strikes_last for w in x.w.weapons) and not skills.ignores_strikes_last:
+            return 2  # Strongman ignores it
+        if self.first and (x.side == self.p["charger"] or skills.strike_first
+                           or any(w.strike_first for w in x.w.weapons)):
             return 0
         return 1
 
@@ -103,7 +109,8 @@ class Fight:
             return
         target = standing[0] if standing else enemies[0]
         main = x.w.weapons[0]
-        blows = [main] if main.single_attack else [main] * x.w.profile["A"]
+        attacks = x.w.profile["A"] * (2 if x.frenzied else 1)  # Frenzy doubles A
+        blows = [main] if main.single_attack else [main] * attacks
         if len(x.w.weapons) == 2:
             off = x.w.weapons[1]
             if not (off.once_per_combat and x.pistol_used):
@@ -116,7 +123,7 @@ class Fight:
             need = 6 if x.fear_failed and self.first else \
                 self.p["to_hit"][x.w.profile["WS"] - 1][target.w.profile["WS"] - 1]
             for w in blows:
-                roll = self.dice.d6()
+                roll = self.roll(need, x.skills(self).reroll_hit)
                 if roll >= need:
                     hits.append((w, roll))
             self.parry(x, target, hits)
@@ -124,7 +131,15 @@ class Fight:
 
     def strength(self, x, weapon):
         charging_mounted = self.first and x.side == self.p["charger"] and x.w.mounted
-        return weapon.hit_strength(x.w.profile["S"], self.first, charging_mounted)
+        return weapon.hit_strength(x.w.profile["S"], self.first, charging_mounted,
+                                   x.skills(self).strength_bonus)  # Mighty Blow
+
+    def roll(self, need, reroll):
+        """One D6 for a roll of ``need``+, re-rolled once if ``reroll`` says so."""
+        roll = self.dice.d6()
+        if (reroll == "ones" and roll == 1) or (reroll == "failures" and roll < need):
+            roll = self.dice.d6()
+        return roll
 
     def parry(self, x, target, hits):
         """R1-5: the first striker to hit the target each round meets its parry."""
@@ -145,25 +160,30 @@ class Fight:
     def wound(self, x, target, hits):
         was_down = target.status == KNOCKED_DOWN
         worst = 0  # 0 none, else KNOCKED_DOWN / STUNNED / OUT_OF_ACTION
+        mine, theirs = x.skills(self), target.skills(self)
         for w, _ in hits:
             s = self.strength(x, w)
-            need = self.p["to_wound"][s - 1][target.w.profile["T"] - 1]
+            struck = min(10, max(1, s + theirs.enemy_strength_modifier))  # Resilient
+            need = self.p["to_wound"][struck - 1][target.w.profile["T"] - 1]
             if need == rules.NO_SAVE:
                 continue
-            roll = self.dice.d6()
+            roll = self.roll(need, mine.reroll_wound)
             if roll < need:
                 continue
             wounds, save, master = 1, True, False
-            if roll >= w.crit_on and need < 6 and not x.crit_used:  # R1-7
+            crit_on = min(w.crit_on, mine.crit_on)
+            if roll >= crit_on and need < 6 and not x.crit_used:  # R1-7
                 x.crit_used = True
                 self.add("criticals", x.side)
-                chart = self.dice.d6()
+                chart = self.dice.d6() + mine.critical_modifier  # Web of Steel
                 wounds, save, master = 2, chart <= 2, chart >= 5
             if save:  # R1-8
                 needed = max(2, target.w.save + self.p["save_mod"][s - 1] - w.save_modifier)
                 if needed <= 6 and self.dice.d6() >= needed:
                     continue
             for _ in range(wounds):
+                if theirs.special_save <= 6 and self.dice.d6() >= theirs.special_save:
+                    continue  # Step Aside: each wound, after armour, unmodified
                 self.add("wounds", target.side)
                 if was_down:
                     worst = OUT_OF_ACTION
@@ -172,7 +192,7 @@ class Fight:
                     target.wounds -= 1
                     if target.wounds > 0:
                         continue
-                worst = max(worst, self.injury(w, master))  # R1-9
+                worst = max(worst, self.injury(w, 2 * master + mine.injury_modifier))
                 if worst == OUT_OF_ACTION:
                     break
             if worst == OUT_OF_ACTION:
@@ -183,10 +203,12 @@ class Fight:
             self.take_out(target)
         elif worst:
             target.status = max(target.status, worst)
+            target.frenzied = False
             self.add("knocked_down" if worst == KNOCKED_DOWN else "stunned", target.side)
 
-    def injury(self, weapon, master):
-        roll = self.dice.d6() + (2 if master else 0)
+    def injury(self, weapon, bonus):
+        """R1-9, plus ``bonus``: a master strike's +2 and Strike to Injure."""
+        roll = self.dice.d6() + bonus
         if roll >= 5:
             return OUT_OF_ACTION
         if roll >= 3 or (weapon.concussion and roll == 2):
@@ -204,6 +226,8 @@ class Fight:
                 continue
             if any(y is not x and y.side == side and y.status == STANDING for y in self.f):
                 continue
+            if x.frenzied or x.skills(self).immune_to_psychology:
+                continue  # immune to All Alone
             foes = [y for y in self.touching(x) if y.status == STANDING]
             if len(foes) < 2 or self.dice.d6() + self.dice.d6() <= x.w.profile["Ld"]:
                 continue
@@ -230,7 +254,9 @@ class Fight:
                         x.status = KNOCKED_DOWN
             if self.first:  # R1-6 fear of a charging fear-causer
                 for x in self.f:
+                    immune = x.frenzied or x.skills(self).immune_to_psychology
                     x.fear_failed = (x.side != p["charger"] and not x.w.causes_fear
+                                     and not immune
                                      and any(y.w.causes_fear for y in self.touching(x))
                                      and self.dice.d6() + self.dice.d6() > x.w.profile["Ld"])
             for x in self.strike_order():

@@ -54,12 +54,52 @@ def build(case: str):
     if case == "three_on_one_all_alone":  # R1-11
         return scenario([W("Henchman", ["dagger", "club"], count=3, WS=2)],
                         [W("Hero", ["sword", "buckler", "heavy armour", "helmet"], **HERO)])
+    if case in SKILLS:
+        return odds.from_dict(SKILLS[case])
     raise KeyError(case)
+
+
+def _skilled(name, equipment, rules, **profile):
+    return {**W(name, equipment, **profile), "rules": rules}
+
+
+# skills and special rules (data/mordheim/special_rules.toml) in whole fights
+SKILLS = {
+    # R1-2 Strongman, Lightning Reflexes; R1-4 Hatred; R1-7 Mighty Blow, Resilient, Web of
+    # Steel; R1-8 Step Aside; R1-9 Strike to Injure
+    "skills_duel": {"ruleset": "mordheim", "name": "skills", "attacker": {"name": "A", "models": [
+        _skilled("Hero", ["sword", "dagger"], ["Mighty Blow", "Web of Steel", "Hatred",
+                                              "Strike to Injure"], **HERO)]},
+        "defender": {"name": "D", "models": [
+            _skilled("Champion", ["double-handed weapon", "light armour", "helmet"],
+                     ["Strongman", "Step Aside", "Resilient", "Lightning Reflexes"],
+                     WS=4, S=4, W=2, I=4)]}},
+    # R1-6, R1-11 Frenzy: double A, no Fear or All Alone test until knocked down or stunned
+    "frenzy_two_on_one": {"ruleset": "mordheim", "name": "frenzy", "attacker": {
+        "name": "A", "models": [
+            _skilled("Ghoul", ["club"], ["Fearsome"], WS=2, T=4),
+            _skilled("Thug", ["mace", "helmet"], [], I=2)]},
+        "defender": {"name": "D", "models": [
+            _skilled("Flagellant", ["flail"], ["Frenzy"], W=2, Ld=6)]}},
+    # the scenario's own rules: re-rolls of 1s to wound, criticals on 5+ with a Critical Hit
+    # chart -1, injuries -1; -2 S to wound him and a 6+ special save; Immune to Psychology
+    # alone against two (no All Alone test)
+    "house_rules_two_on_one": {"ruleset": "mordheim", "name": "house", "special_rules": {
+        "Grim": {"reroll_wound": "ones", "crit_on": 5, "critical_modifier": -1,
+                 "injury_modifier": -1},
+        "Ironhide": {"enemy_strength_modifier": -2, "special_save": 6}},
+        "attacker": {"name": "A", "models": [
+            _skilled("Zombie", [], ["Immune to Psychology", "Ironhide"], W=2, I=1),
+        ]},
+        "defender": {"name": "D", "models": [
+            _skilled("Slayer", ["axe", "axe"], ["Grim"], count=2, WS=4, S=4, I=4)]},
+        "engagement": {"charger": "defender"}},
+}
 
 
 CASES = ["mordheim_captain_vs_night_runner.toml", "mordheim_captain_vs_skaven.toml",
          "mordheim_two_on_one.toml", "fear_and_helmets", "spear_against_double_handed",
-         "two_on_two_mixed", "contact_list", "three_on_one_all_alone"]
+         "two_on_two_mixed", "contact_list", "three_on_one_all_alone", *SKILLS]
 
 
 def z(a: np.ndarray, b: np.ndarray) -> float:

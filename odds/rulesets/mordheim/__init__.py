@@ -18,4 +18,5 @@ RULESET = Ruleset(
     rule_ids=tuple(f"R1-{i}" for i in range(1, 13)),
     extra_columns=EXTRA_COLUMNS,
     default_max_rounds=20,
+    own_special_rules=True,
 )

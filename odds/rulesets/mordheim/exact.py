@@ -1,10 +1,10 @@
 """The Mordheim exact solver (issue 12): the kernel's close combat, computed instead of sampled.
 
 The walk goes strike by strike. A fight state is one int row: for every warrior his status
-(standing, knocked down, stunned, out of action, fled), wounds left and whether his pistol has
-fired, and this round's parry used, critical used, failed Fear test, still to strike and stood
-up flags. Equal states are merged after every step, so the work grows with the distinct
-states, not with the paths.
+(standing, knocked down, stunned, out of action, fled), wounds left, whether his pistol has
+fired and whether his Frenzy is lost, and this round's parry used, critical used, failed Fear
+test, still to strike and stood up flags. Equal states are merged after every step, so the
+work grows with the distinct states, not with the paths.
 
 The ten count columns (wounds, knocked-down and stunned results, parries, criticals, per side)
 never change how the fight goes, and kept in the state they would multiply it (a duel passes
@@ -17,8 +17,10 @@ histogram per outcome is exact but two counts' joint distribution is not given.
 
 Every die the kernel rolls is enumerated (``kernel.py``): the Fear tests, the strike order's
 roll-off between warriors of equal tier and Initiative (a uniform order, drawn one striker at
-a time), to hit, the parry and its re-roll, to wound, the critical chart, the armour save, each
-injury roll, the helmet, All Alone's Ld test and its free hits. The kernel's helpers roll
+a time), to hit, the parry and its re-roll, to wound, the critical chart, the armour save, the
+special save of each wound, each injury roll, the helmet, All Alone's Ld test and its free
+hits. A re-rolled to-hit or to-wound die enters as the odds of its final face (the plan's
+``hit_faces`` and ``wound_faces``, from :mod:`odds.core.effects`). The kernel's helpers roll
 their dice inline, so only its presence test is reused; the rules are followed line by line.
 """
 from __future__ import annotations
@@ -49,8 +51,10 @@ MAX_STATES = 20_000
 N_COLUMNS = 15  # the kernel's outcome row: winner, end, rounds and 12 counts
 # fields of a state row, each a block of n (one per warrior); then the step's increments of
 # the N_COUNTERS count columns and the parent state's index
-ST, WN, PI, PU, CU, FE, RE, SO = range(8)  # status, wounds left, pistol fired, parry used,
-#                                            critical used, Fear failed, to strike, stood up
+# status, wounds left, pistol fired, Frenzy lost (these last the fight); parry used, critical
+# used, Fear failed, to strike, stood up (this round's)
+ST, WN, PI, CA, PU, CU, FE, RE, SO = range(9)
+N_FIELDS = 9
 N_COUNTERS = N_COLUMNS - WOUNDS  # outcome columns 5.. (wounds .. criticals) kept in the row
 
 
@@ -63,7 +67,7 @@ def solve(plan, max_states):
     """The exact outcome distribution (see :mod:`odds.core.exact`) from the walk of the fight
     states, each carrying the distribution of every counter column given that state."""
     n = len(plan.side)
-    dyn = 8 * n  # the fight state; then the step's counter increments, then the parent state
+    dyn = N_FIELDS * n  # the fight state; then the step's counter increments, the parent
     rows = np.zeros((1, dyn + N_COUNTERS + 1), np.int32)
     rows[0, WN * n:(WN + 1) * n] = plan.wounds
     # counts[state, counter, value]: probability; and each counter's lowest and past-highest
@@ -260,7 +264,7 @@ def _buffer(width, size):
 @njit(cache=True)
 def _counter(n, column, side):
     """The row index of an outcome column's counter (column: the kernel's WOUNDS, KD, ...)."""
-    return 8 * n + column - WOUNDS + side
+    return N_FIELDS * n + column - WOUNDS + side
 
 
 @njit(cache=True)
@@ -273,7 +277,7 @@ def _present(plan, row, s):
 def _retire(row, n, i, status):
     """Warrior i leaves the fight (out of action or fled); his other fields no longer matter."""
     row[ST * n + i] = status
-    for f in (WN, PI, PU, CU, FE, RE, SO):
+    for f in (WN, PI, CA, PU, CU, FE, RE, SO):
         row[f * n + i] = 0
 
 
@@ -305,7 +309,7 @@ def _start_round(plan, rows, probs, r, active):
         t = 0
         if r == 0:  # R1-6: 2D6 > Ld fails
             for i in range(n):
-                if plan.side[i] != plan.charger and plan.causes_fear[i] == 0:
+                if plan.side[i] != plan.charger and plan.tests_fear[i] == 1:
                     for j in range(n):
                         if plan.contact[i, j] == 1 and plan.causes_fear[j] == 1:
                             testers[t] = i
@@ -398,7 +402,7 @@ def _strike(plan, r, row, x, p, buf, p_buf, m):
             y = down
         if y < 0:
             return _emit(buf, p_buf, m, row, p)
-    main = plan.blows[x]
+    main = plan.blows[x] if row[CA * n + x] == 1 else plan.fury_blows[x]
     off = 0
     if plan.hands[x] == 2:
         if plan.once[x, 1] == 0 or row[PI * n + x] == 0:
@@ -414,6 +418,8 @@ def _strike(plan, r, row, x, p, buf, p_buf, m):
         need = plan.to_hit[plan.ws[x] - 1, plan.ws[y] - 1]
         if row[FE * n + x] == 1 and r == 0:
             need = 6
+        face = plan.hit_faces[r, x, need]  # the odds of each final face, after any re-roll
+        miss = face[1:need].sum()
         best = np.zeros((main + 1, 7))  # main-hand hits and their highest roll
         best[0, 0] = 1.0
         for _ in range(main):
@@ -421,9 +427,9 @@ def _strike(plan, r, row, x, p, buf, p_buf, m):
             for k in range(main):
                 for v in range(7):
                     if best[k, v] > 0:
-                        nxt[k, v] += best[k, v] * (need - 1) / 6
+                        nxt[k, v] += best[k, v] * miss
                         for roll in range(need, 7):
-                            nxt[k + 1, max(v, roll)] += best[k, v] / 6
+                            nxt[k + 1, max(v, roll)] += best[k, v] * face[roll]
             best = nxt
         can_parry = plan.parry_items[y] > 0 and row[PU * n + y] == 0
         for k in range(main + 1):
@@ -434,9 +440,9 @@ def _strike(plan, r, row, x, p, buf, p_buf, m):
                     if off == 0:
                         q, h1, v1 = best[k, v], 0, 0
                     elif roll == need - 1:
-                        q, h1, v1 = best[k, v] * (need - 1) / 6, 0, 0
+                        q, h1, v1 = best[k, v] * miss, 0, 0
                     else:
-                        q, h1, v1 = best[k, v] / 6, 1, roll
+                        q, h1, v1 = best[k, v] * face[roll], 1, roll
                     top = max(v, v1)
                     hand = 0 if k > 0 and v >= v1 else 1
                     saved = 0.0
@@ -467,11 +473,11 @@ def _strike(plan, r, row, x, p, buf, p_buf, m):
 
 
 @njit(cache=True)
-def _injury(master, concussion):
-    """P(knocked down, stunned, out of action) of one injury roll (R1-9)."""
+def _injury(bonus, concussion):
+    """P(knocked down, stunned, out of action) of one injury roll plus ``bonus`` (R1-9)."""
     out = np.zeros(4)
     for face in range(1, 7):
-        roll = face + 2 * master
+        roll = face + bonus
         if roll >= 5:
             out[OUT_OF_ACTION] += 1 / 6
         elif roll >= 3 or (concussion == 1 and roll == 2):
@@ -509,9 +515,26 @@ def _take(cells, cu, wnd, worst, dw, n_wounds, injury, was_down, p):
 
 
 @njit(cache=True)
+def _hurt(cells, cu, wnd, worst, dw, n_wounds, injury, was_down, p, kept):
+    """:func:`_take` after the target's special save against each of the ``n_wounds`` (1 or
+    2): ``kept`` is the chance that one wound is not saved."""
+    if kept == 1.0:
+        _take(cells, cu, wnd, worst, dw, n_wounds, injury, was_down, p)
+        return
+    saved = 1.0 - kept
+    if n_wounds == 2:
+        cells[wnd, worst, cu, dw] += p * saved * saved
+        _take(cells, cu, wnd, worst, dw, 1, injury, was_down, p * 2 * saved * kept)
+        _take(cells, cu, wnd, worst, dw, 2, injury, was_down, p * kept * kept)
+    else:
+        cells[wnd, worst, cu, dw] += p * saved
+        _take(cells, cu, wnd, worst, dw, 1, injury, was_down, p * kept)
+
+
+@njit(cache=True)
 def _wound(plan, r, row, x, y, h0, h1, p, buf, p_buf, m):
     """x's h0 main-hand and h1 off-hand hits on y (kernel ``_wound``, R1-7 ... R1-9): to
-    wound, criticals, saves, injuries (the highest kept) and the helmet."""
+    wound, criticals, armour and special saves, injuries (the highest kept) and the helmet."""
     n = len(plan.side)
     was_down = row[ST * n + y] == KNOCKED_DOWN
     cu0 = row[CU * n + x]
@@ -521,13 +544,18 @@ def _wound(plan, r, row, x, y, h0, h1, p, buf, p_buf, m):
     for k in range(h0 + h1):
         hand = 0 if k < h0 else 1
         s = plan.hit_strength[r, x, hand]
-        need = plan.to_wound[s - 1, plan.toughness[y] - 1]
+        need = plan.wound_need[r, x, hand, y]
         if need == 7:
             continue
         needed = max(2, plan.save[y] + plan.save_by_strength[s - 1] - plan.save_modifier[x, hand])
         unsaved = 1.0 if needed > 6 else (needed - 1) / 6
-        normal_injury = _injury(0, plan.concussion[x, hand])
-        master_injury = _injury(1, plan.concussion[x, hand])
+        kept = 1.0 if plan.special_save[y] > 6 else (plan.special_save[y] - 1) / 6
+        face = plan.wound_faces[r, x, need]  # the odds of each final face, after any re-roll
+        miss = face[1:need].sum()
+        vital, exposed, master = (plan.critical_chart[x, 0], plan.critical_chart[x, 1],
+                                  plan.critical_chart[x, 2])
+        normal_injury = _injury(plan.injury_modifier[x], plan.concussion[x, hand])
+        master_injury = _injury(2 + plan.injury_modifier[x], plan.concussion[x, hand])
         nxt = np.zeros_like(cells)
         for wnd in range(cells.shape[0]):
             for worst in range(4):
@@ -539,20 +567,22 @@ def _wound(plan, r, row, x, y, h0, h1, p, buf, p_buf, m):
                         if worst == OUT_OF_ACTION:
                             nxt[wnd, worst, cu, dw] += q
                             continue
-                        crits = 0
+                        low = 7  # the lowest face that is a critical
                         if cu == 0 and need < 6:
-                            crits = 7 - max(need, plan.crit_on[x, hand])
-                        normal = 7 - need - crits
-                        nxt[wnd, worst, cu, dw] += q * ((need - 1) + normal * (1 - unsaved)) / 6
-                        _take(nxt, cu, wnd, worst, dw, 1, normal_injury, was_down,
-                              q * normal / 6 * unsaved)
-                        if crits > 0:  # R1-7 chart: vital part, exposed spot, master strike
-                            c = q * crits / 6 / 3
-                            nxt[wnd, worst, 1, dw] += c * (1 - unsaved)
-                            _take(nxt, 1, wnd, worst, dw, 2, normal_injury, was_down,
-                                  c * unsaved)
-                            _take(nxt, 1, wnd, worst, dw, 2, normal_injury, was_down, c)
-                            _take(nxt, 1, wnd, worst, dw, 2, master_injury, was_down, c)
+                            low = max(need, plan.crit_on[x, hand])
+                        normal = face[need:low].sum()
+                        nxt[wnd, worst, cu, dw] += q * (miss + normal * (1 - unsaved))
+                        _hurt(nxt, cu, wnd, worst, dw, 1, normal_injury, was_down,
+                              q * normal * unsaved, kept)
+                        if low < 7:  # R1-7 chart: vital part, exposed spot, master strike
+                            c = q * face[low:].sum()
+                            nxt[wnd, worst, 1, dw] += c * vital * (1 - unsaved)
+                            _hurt(nxt, 1, wnd, worst, dw, 2, normal_injury, was_down,
+                                  c * vital * unsaved, kept)
+                            _hurt(nxt, 1, wnd, worst, dw, 2, normal_injury, was_down,
+                                  c * exposed, kept)
+                            _hurt(nxt, 1, wnd, worst, dw, 2, master_injury, was_down,
+                                  c * master, kept)
         cells = nxt
     sy = plan.side[y]
     helmet = (7 - plan.avoid_stun[y]) / 6 if plan.avoid_stun[y] <= 6 else 0.0
@@ -570,20 +600,22 @@ def _wound(plan, r, row, x, y, h0, h1, p, buf, p_buf, m):
                     new[_counter(n, CRITS, plan.side[x])] += cu - cu0
                     if worst == STUNNED and helmet > 0:
                         down = new.copy()
-                        _injured(down, n, y, sy, KNOCKED_DOWN)
+                        _injured(plan, down, n, y, sy, KNOCKED_DOWN)
                         buf, p_buf, m = _emit(buf, p_buf, m, down, p * q * helmet)
                         q *= 1 - helmet
-                    _injured(new, n, y, sy, worst)
+                    _injured(plan, new, n, y, sy, worst)
                     buf, p_buf, m = _emit(buf, p_buf, m, new, p * q)
     return buf, p_buf, m
 
 
 @njit(cache=True)
-def _injured(row, n, y, sy, worst):
+def _injured(plan, row, n, y, sy, worst):
     if worst == OUT_OF_ACTION:
         _retire(row, n, y, OUT_OF_ACTION)
     elif worst > 0:
         row[ST * n + y] = max(row[ST * n + y], worst)
+        if plan.frenzied[y] == 1:  # only a frenzied warrior's state changes: no new states
+            row[CA * n + y] = 1
         row[_counter(n, KD if worst == KNOCKED_DOWN else STUN, sy)] += 1
 
 
@@ -660,6 +692,8 @@ def _all_alone_fails(plan, row, x, active):
     n = len(plan.side)
     if plan.side[x] != active or row[ST * n + x] != STANDING:
         return 0.0
+    if plan.steady[x] == 1 or (plan.frenzied[x] == 1 and row[CA * n + x] == 0):
+        return 0.0  # immune: Immune to Psychology, or frenzied
     for j in range(n):
         if j != x and plan.side[j] == active and row[ST * n + j] == STANDING:
             return 0.0

@@ -36,9 +36,9 @@ def _present(plan, status, s):
 
 
 @njit(cache=True, inline="always")
-def _injury(st, concussion, master):
-    """One Injury roll (R1-9): 1 knocked down, 2 stunned, 3 out of action."""
-    roll = d6(st) + 2 * master
+def _injury(st, concussion, bonus):
+    """One Injury roll plus ``bonus`` (R1-9): 1 knocked down, 2 stunned, 3 out of action."""
+    roll = d6(st) + bonus
     if roll >= 5:
         return OUT_OF_ACTION
     if roll >= 3 or (concussion == 1 and roll == 2):
@@ -47,33 +47,51 @@ def _injury(st, concussion, master):
 
 
 @njit(cache=True, inline="always")
-def _wound(plan, st, r, status, wnd, crit_used, x, y, hand, roll_n, out, t):
+def _again_below(reroll, need):
+    """A die showing less than this is re-rolled: never (code 0), a 1 (code 1), a failure
+    to roll ``need`` (code 2)."""
+    return need if reroll == 2 else reroll + 1
+
+
+@njit(cache=True, inline="always")
+def _wound(plan, st, r, status, wnd, crit_used, calm, x, y, hand, roll_n, out, t, skilled):
     """Roll to wound, criticals, saves and injuries for x's hits on y (R1-7 ... R1-9).
 
-    ``hand[:roll_n]`` are the hands of the hits; injuries keep the highest result.
+    ``hand[:roll_n]`` are the hands of the hits; injuries keep the highest result. A
+    knocked-down or stunned result calms a frenzied warrior for the rest of the fight.
+    ``skilled`` (a constant): the plan has re-rolls, special saves, Frenzy or immunities.
     """
     was_down = status[y] == KNOCKED_DOWN
     worst = 0
     sx, sy = plan.side[x], plan.side[y]
+    reroll, special = plan.reroll_wound[r, x], plan.special_save[y]
     for k in range(roll_n):
         h = hand[k]
         s = plan.hit_strength[r, x, h]
-        need = plan.to_wound[s - 1, plan.toughness[y] - 1]
+        need = plan.wound_need[r, x, h, y]
         if need == 7:
             continue
         roll = d6(st)
+        if skilled and roll < _again_below(reroll, need):
+            roll = d6(st)
         if roll < need:
             continue
         n_wounds, save, master = 1, True, 0
         if roll >= plan.crit_on[x, h] and need < 6 and crit_used[x] == 0:
             crit_used[x] = 1
             out[CRITS + sx, t] += 1
-            chart = d6(st)
+            chart = d6(st) + plan.critical_modifier[x]
             n_wounds, save, master = 2, chart <= 2, 1 if chart >= 5 else 0
         if save:
             needed = max(2, plan.save[y] + plan.save_by_strength[s - 1] - plan.save_modifier[x, h])
             if needed <= 6 and d6(st) >= needed:
                 continue
+        if skilled and special <= 6:  # Step Aside: a save against each wound
+            kept = 0
+            for _ in range(n_wounds):
+                if d6(st) < special:
+                    kept += 1
+            n_wounds = kept
         for _ in range(n_wounds):
             out[WOUNDS + sy, t] += 1
             if was_down:
@@ -83,7 +101,8 @@ def _wound(plan, st, r, status, wnd, crit_used, x, y, hand, roll_n, out, t):
                 wnd[y] -= 1
                 if wnd[y] > 0:
                     continue
-            worst = max(worst, _injury(st, plan.concussion[x, h], master))
+            worst = max(worst, _injury(st, plan.concussion[x, h],
+                                       2 * master + plan.injury_modifier[x]))
             if worst == OUT_OF_ACTION:
                 break
         if worst == OUT_OF_ACTION:
@@ -95,12 +114,13 @@ def _wound(plan, st, r, status, wnd, crit_used, x, y, hand, roll_n, out, t):
         out[LOST + sy, t] += 1
     elif worst > 0:
         status[y] = max(status[y], worst)
+        calm[y] = 1
         out[(KD if worst == KNOCKED_DOWN else STUN) + sy, t] += 1
 
 
 @njit(cache=True, inline="always")
-def _strike(plan, st, r, status, wnd, pistol, parry_used, crit_used, fear, x, hand, rolls,
-            out, t):
+def _strike(plan, st, r, status, wnd, pistol, parry_used, crit_used, calm, fear, x, hand,
+            rolls, out, t, skilled):
     """Warrior x strikes (R1-3 ... R1-9): at the first standing enemy he touches, else he
     takes a stunned one out of action, else he hits a knocked-down one automatically."""
     n = status.shape[0]
@@ -123,7 +143,7 @@ def _strike(plan, st, r, status, wnd, pistol, parry_used, crit_used, fear, x, ha
             return
         y = down
     blows = 0
-    for _ in range(plan.blows[x]):
+    for _ in range(plan.fury_blows[x] if skilled and calm[x] == 0 else plan.blows[x]):
         hand[blows] = 0
         blows += 1
     if plan.hands[x] == 2:
@@ -139,8 +159,11 @@ def _strike(plan, st, r, status, wnd, pistol, parry_used, crit_used, fear, x, ha
         need = plan.to_hit[plan.ws[x] - 1, plan.ws[y] - 1]
         if fear[x] == 1 and r == 0:
             need = 6
+        again = _again_below(plan.reroll_hit[r, x], need)
         for k in range(blows):
             roll = d6(st)
+            if skilled and roll < again:
+                roll = d6(st)
             if roll >= need:
                 hand[hits] = hand[k]
                 rolls[hits] = roll
@@ -161,16 +184,19 @@ def _strike(plan, st, r, status, wnd, pistol, parry_used, crit_used, fear, x, ha
                         rolls[k] = rolls[k + 1]
                     hits -= 1
                     out[PARRIES + plan.side[y], t] += 1
-    _wound(plan, st, r, status, wnd, crit_used, x, y, hand, hits, out, t)
+    _wound(plan, st, r, status, wnd, crit_used, calm, x, y, hand, hits, out, t, skilled)
 
 
 @njit(cache=True, inline="always")
-def _all_alone(plan, st, r, status, wnd, crit_used, active, hand, out, t):
-    """R1-11: a lone standing warrior of the active side touching 2+ standing enemies tests Ld;
-    on a failure each of them hits him once automatically, and if he survives he flees."""
+def _all_alone(plan, st, r, status, wnd, crit_used, calm, active, hand, out, t, skilled):
+    """R1-11: a lone standing warrior of the active side touching 2+ standing enemies tests Ld
+    (unless immune: Immune to Psychology, or frenzied); on a failure each of them hits him once
+    automatically, and if he survives he flees."""
     n = status.shape[0]
     for x in range(n):
         if plan.side[x] != active or status[x] != STANDING:
+            continue
+        if skilled and (plan.steady[x] == 1 or (plan.frenzied[x] == 1 and calm[x] == 0)):
             continue
         alone = True
         for j in range(n):
@@ -187,18 +213,19 @@ def _all_alone(plan, st, r, status, wnd, crit_used, active, hand, out, t):
         for j in range(n):
             if plan.contact[x, j] == 1 and status[j] == STANDING and status[x] <= STUNNED:
                 hand[0] = 0
-                _wound(plan, st, r, status, wnd, crit_used, j, x, hand, 1, out, t)
+                _wound(plan, st, r, status, wnd, crit_used, calm, j, x, hand, 1, out, t,
+                       skilled)
         if status[x] <= STUNNED:
             status[x] = GONE
 
 
 @njit(cache=True, inline="always")
-def play_fight(plan, st, status, wnd, stood, pistol, parry_used, crit_used, fear, key, order,
-               hand, rolls, out, t):
+def play_fight(plan, st, status, wnd, stood, pistol, parry_used, crit_used, calm, fear, key,
+               order, hand, rolls, out, t, skilled):
     """Play one fight (R1-12) and write its outcome row into out[:, t]."""
     n = status.shape[0]
     for i in range(n):
-        status[i], wnd[i], pistol[i], fear[i] = STANDING, plan.wounds[i], 0, 0
+        status[i], wnd[i], pistol[i], fear[i], calm[i] = STANDING, plan.wounds[i], 0, 0, 0
     winner, end, rounds = NONE, UNRESOLVED, 0
     while rounds < plan.max_rounds:
         rounds += 1
@@ -213,7 +240,7 @@ def play_fight(plan, st, status, wnd, stood, pistol, parry_used, crit_used, fear
                     status[i] = KNOCKED_DOWN
         if r == 0:  # R1-6
             for i in range(n):
-                if plan.side[i] != plan.charger and plan.causes_fear[i] == 0:
+                if plan.side[i] != plan.charger and plan.tests_fear[i] == 1:
                     feared = False
                     for j in range(n):
                         if plan.contact[i, j] == 1 and plan.causes_fear[j] == 1:
@@ -246,12 +273,13 @@ def play_fight(plan, st, status, wnd, stood, pistol, parry_used, crit_used, fear
         for a in range(m):
             x = order[a]
             if status[x] == STANDING:
-                _strike(plan, st, r, status, wnd, pistol, parry_used, crit_used, fear, x,
-                        hand, rolls, out, t)
+                _strike(plan, st, r, status, wnd, pistol, parry_used, crit_used, calm, fear,
+                        x, hand, rolls, out, t, skilled)
             if not _present(plan, status, 0) or not _present(plan, status, 1):
                 break
         if plan.all_alone and _present(plan, status, 0) and _present(plan, status, 1):
-            _all_alone(plan, st, r, status, wnd, crit_used, active, hand, out, t)
+            _all_alone(plan, st, r, status, wnd, crit_used, calm, active, hand, out, t,
+                       skilled)
         left0, left1 = _present(plan, status, 0), _present(plan, status, 1)
         if not left0 and not left1:
             end = MUTUAL
@@ -269,29 +297,52 @@ def play_fight(plan, st, status, wnd, stood, pistol, parry_used, crit_used, fear
     out[2, t] = rounds
 
 
-@njit(cache=True, parallel=True)
-def play_chunk(plan, seed, first_trial, out):
-    """Play trials first_trial .. first_trial + out.shape[1] - 1 into out (15, n)."""
+@njit(cache=True, inline="always")
+def _play_block(plan, seed, first_trial, out, b, skilled):
+    """Play the trials of block b (BLOCK of them) into out, with working arrays of its own."""
     n_trials = out.shape[1]
     n = plan.side.shape[0]
     most = 2
     for i in range(n):
-        most = max(most, plan.blows[i] + 1)
-    for b in prange((n_trials + BLOCK - 1) // BLOCK):
-        st = np.empty(4, np.uint64)
-        status = np.zeros(n, np.int64)
-        wnd = np.zeros(n, np.int64)
-        stood = np.zeros(n, np.int64)
-        pistol = np.zeros(n, np.int64)
-        parry_used = np.zeros(n, np.int64)
-        crit_used = np.zeros(n, np.int64)
-        fear = np.zeros(n, np.int64)
-        key = np.zeros(n, np.int64)
-        order = np.zeros(n, np.int64)
-        hand = np.zeros(most, np.int64)
-        rolls = np.zeros(most, np.int64)
-        for t in range(b * BLOCK, min(n_trials, (b + 1) * BLOCK)):
-            out[:, t] = 0
-            seed_stream(st, seed, first_trial + t)
-            play_fight(plan, st, status, wnd, stood, pistol, parry_used, crit_used, fear, key,
-                       order, hand, rolls, out, t)
+        most = max(most, plan.fury_blows[i] + 1)
+    st = np.empty(4, np.uint64)
+    status = np.zeros(n, np.int64)
+    wnd = np.zeros(n, np.int64)
+    stood = np.zeros(n, np.int64)
+    pistol = np.zeros(n, np.int64)
+    parry_used = np.zeros(n, np.int64)
+    crit_used = np.zeros(n, np.int64)
+    calm = np.zeros(n, np.int64)
+    fear = np.zeros(n, np.int64)
+    key = np.zeros(n, np.int64)
+    order = np.zeros(n, np.int64)
+    hand = np.zeros(most, np.int64)
+    rolls = np.zeros(most, np.int64)
+    for t in range(b * BLOCK, min(n_trials, (b + 1) * BLOCK)):
+        out[:, t] = 0
+        seed_stream(st, seed, first_trial + t)
+        play_fight(plan, st, status, wnd, stood, pistol, parry_used, crit_used, calm, fear,
+                   key, order, hand, rolls, out, t, skilled)
+
+
+@njit(cache=True, parallel=True)
+def _play_plain(plan, seed, first_trial, out):
+    for b in prange((out.shape[1] + BLOCK - 1) // BLOCK):
+        _play_block(plan, seed, first_trial, out, b, False)
+
+
+@njit(cache=True, parallel=True)
+def _play_skilled(plan, seed, first_trial, out):
+    for b in prange((out.shape[1] + BLOCK - 1) // BLOCK):
+        _play_block(plan, seed, first_trial, out, b, True)
+
+
+def entry(plan):
+    """The compiled function that plays this plan: a plan with no re-rolls, special saves,
+    Frenzy or immunities (``plan.skilled`` false) has its own, without those steps."""
+    return _play_skilled if plan.skilled else _play_plain
+
+
+def play_chunk(plan, seed, first_trial, out):
+    """Play trials first_trial .. first_trial + out.shape[1] - 1 into out (15, n)."""
+    entry(plan)(plan, seed, first_trial, out)

@@ -4,9 +4,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from odds.core import schema as s
-from odds.core.catalogue import catalogue, unknown_name
+from odds.core.catalogue import bundled, catalogue, own_rules, unknown_name
 from odds.core.charts import NEVER, d6_charts
 from odds.core.data import data_path, load_table
+from odds.core.effects import reroll, strongest_reroll
 
 MAX_WARRIORS = 20  # per side: a whole warband at most
 NO_SAVE = NEVER  # a "7+" roll: never made (no armour, or "N" on the to-wound chart)
@@ -19,6 +20,7 @@ PROFILE = {key: (s.integer(lo, hi), s.REQUIRED) for key, lo, hi in (
 GROUP_KEYS = {
     "causes_fear": (s.boolean, False),   # R1-6
     "mounted": (s.boolean, False),       # R1-10: lance, spear charge bonus
+    "rules": (s.distinct_names, []),     # skills and special rules (special_rules.toml)
 }
 
 SIDE_KEYS: dict = {}
@@ -94,14 +96,122 @@ class Weapon:
     save_bonus: int = 0
     avoid_stun: int = NO_SAVE
 
-    def hit_strength(self, user_s: int, first_round: bool, charging_mounted: bool) -> int:
-        """The Strength of a blow (R1-3, R1-10): fixed or the user's, plus bonuses, 1..10."""
-        value = self.strength or user_s
+    def hit_strength(self, user_s: int, first_round: bool, charging_mounted: bool,
+                     skill_bonus: int = 0) -> int:
+        """The Strength of a blow (R1-3, R1-10): fixed, or the user's plus his skills'
+        ``skill_bonus`` (Mighty Blow), plus the weapon's bonuses, 1..10."""
+        value = self.strength or user_s + skill_bonus
         if not self.heavy or first_round:
             value += self.strength_bonus
         if charging_mounted:
             value += self.mounted_charge_bonus
         return max(1, min(10, value))
+
+
+RULE_KEYS = {  # data/mordheim/special_rules.toml, and a scenario's [special_rules."name"]
+    "strength_bonus": (s.integer(-3, 5), 0),
+    "reroll_hit": (reroll, None),
+    "reroll_wound": (reroll, None),
+    "crit_on": (s.integer(2, 6), 6),
+    "critical_modifier": (s.integer(-3, 3), 0),
+    "injury_modifier": (s.integer(-3, 3), 0),
+    "enemy_strength_modifier": (s.integer(-3, 3), 0),
+    "special_save": (s.integer(2, 6), None),
+    "strike_first": (s.boolean, False),
+    "ignores_strikes_last": (s.boolean, False),
+    "causes_fear": (s.boolean, False),
+    "frenzy": (s.boolean, False),
+    "immune_to_psychology": (s.boolean, False),
+    "when": (s.choice("always", "first round", "charging"), "always"),
+}
+ROUND_KEYS = ("strength_bonus", "reroll_hit", "reroll_wound")  # the keys `when` may limit
+
+
+@dataclass(frozen=True)
+class SpecialRule:
+    """One skill or special rule's effects (data/mordheim/special_rules.toml, or the
+    scenario's own); the fields are RULE_KEYS."""
+
+    name: str
+    strength_bonus: int = 0
+    reroll_hit: str | None = None
+    reroll_wound: str | None = None
+    crit_on: int = 6
+    critical_modifier: int = 0
+    injury_modifier: int = 0
+    enemy_strength_modifier: int = 0
+    special_save: int | None = None
+    strike_first: bool = False
+    ignores_strikes_last: bool = False
+    causes_fear: bool = False
+    frenzy: bool = False
+    immune_to_psychology: bool = False
+    when: str = "always"
+
+
+@dataclass(frozen=True)
+class Skills:
+    """A warrior's rules in force in one round, stacked as :mod:`odds.core.effects` says:
+    modifiers add, re-rolls do not stack, the lowest critical range and the best special
+    save apply, yes/no effects hold if any rule gives them."""
+
+    strength_bonus: int = 0
+    reroll_hit: str | None = None
+    reroll_wound: str | None = None
+    crit_on: int = 6
+    critical_modifier: int = 0
+    injury_modifier: int = 0
+    enemy_strength_modifier: int = 0
+    special_save: int = NO_SAVE
+    strike_first: bool = False
+    ignores_strikes_last: bool = False
+    causes_fear: bool = False
+    frenzy: bool = False
+    immune_to_psychology: bool = False
+
+
+def in_force(rules, first_round: bool, charging: bool) -> Skills:
+    """The stacked effects of ``rules`` in one round: ``first_round`` of the combat, and
+    ``charging`` if the warrior's side charged."""
+    on = [r for r in rules if r.when == "always" or (first_round and (
+        r.when == "first round" or (r.when == "charging" and charging)))]
+    return Skills(
+        strength_bonus=sum(r.strength_bonus for r in on),
+        reroll_hit=strongest_reroll([r.reroll_hit for r in on]),
+        reroll_wound=strongest_reroll([r.reroll_wound for r in on]),
+        crit_on=min([r.crit_on for r in on] + [6]),
+        critical_modifier=sum(r.critical_modifier for r in on),
+        injury_modifier=sum(r.injury_modifier for r in on),
+        enemy_strength_modifier=sum(r.enemy_strength_modifier for r in on),
+        special_save=min([r.special_save for r in on if r.special_save] + [NO_SAVE]),
+        **{key: any(getattr(r, key) for r in on) for key in (
+            "strike_first", "ignores_strikes_last", "causes_fear", "frenzy",
+            "immune_to_psychology")})
+
+
+def special_rules(scenario) -> dict[str, SpecialRule]:
+    """The bundled skills and special rules, overridden and extended by the scenario's
+    [special_rules]."""
+    files = ((bundled(("mordheim", "special_rules.toml"), RULE_KEYS),
+              s.Where(str(data_path("mordheim", "special_rules.toml")), "")),
+             (own_rules(scenario, RULE_KEYS), s.Where(scenario.source, "special_rules")))
+    out = {}
+    for entries, where in files:
+        for name, spec in entries.items():
+            _check_when(spec, where / name)
+            out[name] = SpecialRule(name, **spec)
+    return out
+
+
+def _check_when(spec: dict, where: s.Where) -> None:
+    """A rule in force only in the first round may only change that round's blows."""
+    if spec["when"] == "always":
+        return
+    for key, (_, default) in RULE_KEYS.items():
+        if key != "when" and key not in ROUND_KEYS and spec[key] != default:
+            raise (where / key).error(
+                f"a rule with when = {spec['when']!r} may only set {', '.join(ROUND_KEYS)}; "
+                f"{key} holds for the whole combat")
 
 
 @dataclass(frozen=True)
@@ -115,8 +225,19 @@ class Warrior:
     save: int               # armour save roll needed incl. shield, NO_SAVE if none (R1-8)
     avoid_stun: int         # helmet save, NO_SAVE if none (R1-8)
     parry_items: int        # swords and bucklers carried (R1-5)
-    causes_fear: bool
+    causes_fear: bool       # the group's causes_fear or a rule's (Fearsome)
     mounted: bool
+    rules: tuple = ()       # his SpecialRules, in the group's order
+
+    def skills(self, first_round: bool, charger: int) -> Skills:
+        """His rules in force in a round (``charger``: the side that charged, 0 or 1)."""
+        return in_force(self.rules, first_round, first_round and self.side == charger)
+
+    def blow_strength(self, weapon: Weapon, first_round: bool, charger: int) -> int:
+        """The Strength of his blows with ``weapon`` in a round (R1-7, R1-10)."""
+        charging = first_round and self.side == charger
+        return weapon.hit_strength(self.profile["S"], first_round, charging and self.mounted,
+                                   self.skills(first_round, charger).strength_bonus)
 
 
 def weapons(scenario) -> dict[str, Weapon]:
@@ -147,6 +268,7 @@ def warrior_names(side) -> list[str]:
 def warriors(scenario) -> list[Warrior]:
     """Every warrior, attackers first, in the order listed (the allocation order, R1-3)."""
     table = weapons(scenario)
+    known = special_rules(scenario)
     out = []
     for side_index, key in enumerate(("attacker", "defender")):
         side = scenario.side(key)
@@ -157,14 +279,16 @@ def warriors(scenario) -> list[Warrior]:
             armour = min((w.save for w in items if w.kind == "armour"), default=NO_SAVE)
             bonus = sum(w.save_bonus for w in items if w.kind == "shield")
             save = armour - bonus  # a shield alone: 7 - 1 = 6+ (R1-8)
+            chosen = tuple(known[name] for name in group.options["rules"])
             for _ in range(group.count):
                 out.append(Warrior(
                     name=next(names), side=side_index, profile=dict(group.profile),
                     weapons=hands, save=max(2, save),
                     avoid_stun=min((w.avoid_stun for w in items), default=NO_SAVE),
                     parry_items=sum(w.parry for w in items),
-                    causes_fear=group.options["causes_fear"],
-                    mounted=group.options["mounted"]))
+                    causes_fear=group.options["causes_fear"] or any(
+                        r.causes_fear for r in chosen),
+                    mounted=group.options["mounted"], rules=chosen))
     return out
 
 
@@ -180,11 +304,16 @@ def contact_pairs(scenario) -> set[tuple[int, int]]:
 def check(scenario) -> None:
     """Cross-field checks: equipment known and carried legally (R1-10), contacts (R1-1)."""
     table = weapons(scenario)
+    known = special_rules(scenario)
     for key in ("attacker", "defender"):
         where = scenario.where(key)
         side = scenario.side(key)
         for i, group in enumerate(side.models):
             _check_equipment(group, table, where / "models" / i)
+            for j, name in enumerate(group.options["rules"]):
+                if name not in known:
+                    raise unknown_name(name, known, where / "models" / i / "rules" / j,
+                                       "`odds weapons mordheim` lists them", kind="special rule")
         if sum(g.count for g in side.models) > MAX_WARRIORS:
             raise (where / "models").error(f"at most {MAX_WARRIORS} warriors a side (a "
                                            "warband), each simulated on his own")
