@@ -46,7 +46,9 @@ for line in sys.stdin:  # one pass per line read
 
 def worker(tree: Path, scenario: Path, trials: int, threads: int,
            clock: str) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONPATH": str(tree)}
+    # idle OpenMP threads sleep instead of spinning: the other tree's worker, waiting for
+    # its turn, must not take a core from the one being timed
+    env = {"OMP_WAIT_POLICY": "PASSIVE", **os.environ, "PYTHONPATH": str(tree)}
     proc = subprocess.Popen([sys.executable, "-c", WORKER, str(scenario), str(trials),
                              str(threads), clock], env=env, cwd=tree, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, text=True)
@@ -83,9 +85,9 @@ def main() -> None:
         procs = {name: worker(tree, scenario, args.trials, args.threads, args.clock)
                  for name, tree in (("old", old), ("new", ROOT))}
         rates = {"old": [], "new": []}
-        for k in range(args.passes):
-            for name, proc in procs.items():
-                rates[name].append(one_pass(proc, k))
+        for k in range(args.passes):  # which tree goes first alternates too
+            for name in ("old", "new") if k % 2 == 0 else ("new", "old"):
+                rates[name].append(one_pass(procs[name], k))
         for proc in procs.values():
             proc.stdin.close()
             proc.wait()

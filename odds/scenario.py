@@ -282,7 +282,7 @@ def _own_special_rules(value, rules, where: s.Where) -> dict[str, dict]:
     entries = {name: s.table(e, where / name) for name, e in s.table(value, where).items()}
     if entries and not rules.own_special_rules:
         raise where.error(f"{rules.id} special rules are not data that a scenario can extend "
-                          f"(whfb8's and wh40k3's are); name the ruleset's own in each side's rules")
+                          f"(whfb8's, wh40k3's and mordheim's are); name the ruleset's own in each side's rules")
     return entries
 
 

@@ -42,7 +42,9 @@ def sections(ruleset_id: str) -> list[Section]:
                         r.RULE_KEYS, own="special_rules")]
     if ruleset_id == "mordheim":
         return [Section("weapons and armour", *equipment, r.weapons(_NO_OWN), r.WEAPON_KEYS,
-                        kind=lambda name, e: e["kind"])]
+                        kind=lambda name, e: e["kind"]),
+                Section("skills and special rules", "group", "rules", r.special_rules(_NO_OWN),
+                        r.RULE_KEYS, own="special_rules")]
     if ruleset_id == "whfb8":
         table = load_table("whfb8", "weapons.toml")
         return [Section("weapons and armour", *equipment, r.equipment(_NO_OWN), r.EQUIPMENT_KEYS,

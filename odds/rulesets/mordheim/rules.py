@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from odds.core import schema as s
-from odds.core.catalogue import bundled, catalogue, own_rules, unknown_name
+from odds.core.catalogue import catalogue, rule_table, unknown_name
 from odds.core.charts import NEVER, d6_charts
 from odds.core.data import data_path, load_table
 from odds.core.effects import reroll, strongest_reroll
@@ -192,26 +192,8 @@ def in_force(rules, first_round: bool, charging: bool) -> Skills:
 def special_rules(scenario) -> dict[str, SpecialRule]:
     """The bundled skills and special rules, overridden and extended by the scenario's
     [special_rules]."""
-    files = ((bundled(("mordheim", "special_rules.toml"), RULE_KEYS),
-              s.Where(str(data_path("mordheim", "special_rules.toml")), "")),
-             (own_rules(scenario, RULE_KEYS), s.Where(scenario.source, "special_rules")))
-    out = {}
-    for entries, where in files:
-        for name, spec in entries.items():
-            _check_when(spec, where / name)
-            out[name] = SpecialRule(name, **spec)
-    return out
-
-
-def _check_when(spec: dict, where: s.Where) -> None:
-    """A rule in force only in the first round may only change that round's blows."""
-    if spec["when"] == "always":
-        return
-    for key, (_, default) in RULE_KEYS.items():
-        if key != "when" and key not in ROUND_KEYS and spec[key] != default:
-            raise (where / key).error(
-                f"a rule with when = {spec['when']!r} may only set {', '.join(ROUND_KEYS)}; "
-                f"{key} holds for the whole combat")
+    return {name: SpecialRule(name, **spec) for name, spec in
+            rule_table("mordheim", scenario, RULE_KEYS, ROUND_KEYS).items()}
 
 
 @dataclass(frozen=True)

@@ -78,6 +78,8 @@ class Plan(NamedTuple):
     daemonic: np.ndarray       # (2,) Daemonic Instability instead of the break test
     strength_in_numbers: np.ndarray  # (2,) +1 Ld per rank behind the front, at most 10
     own_leadership: np.ndarray  # (2,) the unit's own Ld
+    extra: bool                # any of rolled, one_by_one, unstable ... own_leadership's rules:
+                               # the kernel plays it with its steps (kernel.entry)
 
 
 def active(rules, r: int, charging: bool) -> list:
@@ -263,4 +265,8 @@ def compile_plan(scenario) -> Plan:
         daemonic=ints(lambda s, side, g: has(s, "daemonic_instability")),
         strength_in_numbers=ints(lambda s, side, g: has(s, "strength_in_numbers")),
         own_leadership=ints(lambda s, side, g: g.profile["Ld"]),
+        extra=bool(any(has(s, key) for s in range(2) for key in (
+            "unstable", "daemonic_instability", "strength_in_numbers", "cold_blooded"))
+            or rolled[:, :, 0].any() or p_slay.any()
+            or (multiple_wounds[:, :, 0] + multiple_wounds[:, :, 2]).any()),
     )

@@ -164,9 +164,10 @@ def _movement_dice(plan, st, s):
 
 
 @njit(cache=True, inline="always")
-def _ld_dice(plan, st, s):
-    """A Leadership test's two dice: 2D6, or with Cold-blooded the lowest two of 3D6."""
-    return _ld_pair(st, plan.cold_blooded[s] > 0)
+def _ld_dice(plan, st, s, extra):
+    """A Leadership test's two dice: 2D6, or with Cold-blooded the lowest two of 3D6
+    (``extra``: the plan may have it, see :func:`entry`)."""
+    return _ld_pair(st, extra and plan.cold_blooded[s] > 0)
 
 
 @njit(cache=True, inline="always")
@@ -194,22 +195,22 @@ def _leadership(plan, n, s):
 
 
 @njit(cache=True, inline="always")
-def _fails_ld(plan, st, n, s):
+def _fails_ld(plan, st, n, s, extra):
     """A Fear or restraint test of side s fails: its roll is above its Ld (R2-7, R2-13)."""
-    a, b = _ld_dice(plan, st, s)
-    return a + b > _leadership(plan, n, s)
+    a, b = _ld_dice(plan, st, s, extra)
+    return a + b > (_leadership(plan, n, s) if extra else plan.leadership[s])
 
 
 @njit(cache=True, inline="always")
-def _break_test(plan, st, s, target):
+def _break_test(plan, st, s, target, extra):
     """Side s's break test: its roll against target; a double 1 always passes (Insane
     Courage, R2-12)."""
-    a, b = _ld_dice(plan, st, s)
+    a, b = _ld_dice(plan, st, s, extra)
     return a + b <= target or (a == 1 and b == 1)
 
 
 @njit(cache=True, inline="always")
-def _fight_round(plan, st, n, dmg, frenzied, afraid, attacks, r, caused):
+def _fight_round(plan, st, n, dmg, frenzied, afraid, attacks, r, caused, extra):
     """One round of strikes in strike-key order (R2-6); adds each side's unsaved wounds
     (at most the wounds the enemy has left) to caused. Parts striking at one key attack with
     the models standing at its start; casualties are removed at its end."""
@@ -223,7 +224,7 @@ def _fight_round(plan, st, n, dmg, frenzied, afraid, attacks, r, caused):
             part = plan.striker_part[k, j]
             contact = contact0 if s == 0 else contact1
             attacks[j] = _part_attacks(plan, n, frenzied, s, part, contact, r)
-            if plan.rolled[s, part, 0] > 0 and (part != IMPACT or (r == FIRST
+            if extra and plan.rolled[s, part, 0] > 0 and (part != IMPACT or (r == FIRST
                                                                    and s == plan.charger)):
                 attacks[j] += _rolled(st, contact, plan.rolled[s, part, 0],
                                       plan.rolled[s, part, 1], plan.rolled[s, part, 2])
@@ -237,7 +238,7 @@ def _fight_round(plan, st, n, dmg, frenzied, afraid, attacks, r, caused):
             unsaved = draw(st, plan.cdf, plan.cdf_offset[r, a, b, c, s, part],
                            plan.cdf_top[r, a, b, c, s, part], attacks[j],
                            plan.p_unsaved[r, a, b, c, s, part])
-            if plan.one_by_one[s] > 0:  # Killing Blows on W > 1, Multiple Wounds (R2-8)
+            if extra and plan.one_by_one[s] > 0:  # Killing Blows on W > 1, Multiple Wounds
                 p = plan.p_unsaved[r, a, b, c, s, part]
                 caused[s] += _wound_models(
                     st, n, dmg, t, plan.wounds[t], unsaved, attacks[j] - unsaved,
@@ -295,7 +296,7 @@ def _instability(st, n, dmg, started, s, target, wounds, rerolls, cold_blooded):
 
 
 @njit(cache=True, inline="always")
-def play_fight(plan, st, n, dmg, frenzied, afraid, attacks, caused, started, out, t):
+def play_fight(plan, st, n, dmg, frenzied, afraid, attacks, caused, started, out, t, extra):
     """Play one combat (R2-1, R2-14) and write its outcome row into out[:, t]."""
     for s in range(2):
         n[s], dmg[s], frenzied[s], afraid[s] = plan.count[s], 0, plan.frenzy[s], 0
@@ -315,12 +316,12 @@ def play_fight(plan, st, n, dmg, frenzied, afraid, attacks, caused, started, out
         for s in range(2):  # R2-7: Fear test at the start of each round
             afraid[s] = 0
             if plan.tests_fear[s] > 0 and frenzied[s] == 0:
-                afraid[s] = _fails_ld(plan, st, n, s)
+                afraid[s] = _fails_ld(plan, st, n, s, extra)
         caused[0] = 0
         caused[1] = 0
         for s in range(2):
             started[s], started[2 + s] = n[s], dmg[s]
-        _fight_round(plan, st, n, dmg, frenzied, afraid, attacks, r, caused)
+        _fight_round(plan, st, n, dmg, frenzied, afraid, attacks, r, caused, extra)
         out[5, t] += caused[1]
         out[6, t] += caused[0]
         if n[0] == 0 or n[1] == 0:
@@ -336,7 +337,7 @@ def play_fight(plan, st, n, dmg, frenzied, afraid, attacks, caused, started, out
         won = 1 - loser
         margin = abs(diff)
         frenzied[loser] = 0  # R2-7: a defeated unit loses Frenzy
-        if plan.unstable[loser]:  # R2-12: Unstable loses a wound per point, never flees
+        if extra and plan.unstable[loser]:  # R2-12: Unstable loses a wound a point
             lost = min(margin, n[loser] * plan.wounds[loser] - dmg[loser])
             out[5 + loser, t] += lost
             w = dmg[loser] + lost
@@ -351,8 +352,9 @@ def play_fight(plan, st, n, dmg, frenzied, afraid, attacks, caused, started, out
         if plan.unbreakable[loser]:
             continue
         steadfast = plan.stubborn[loser] > 0 or _ranks(plan, n, loser) > _ranks(plan, n, won)
-        target = _leadership(plan, n, loser) - (0 if steadfast else margin)
-        if plan.daemonic[loser]:  # R2-12: Daemonic Instability instead of a break test
+        ld = _leadership(plan, n, loser) if extra else plan.leadership[loser]
+        target = ld - (0 if steadfast else margin)
+        if extra and plan.daemonic[loser]:  # R2-12: Daemonic Instability instead of a break test
             lost = _instability(st, n, dmg, started, loser, target, plan.wounds[loser],
                                 plan.reroll_break[loser] > 0, plan.cold_blooded[loser] > 0)
             out[5 + loser, t] += lost
@@ -360,12 +362,12 @@ def play_fight(plan, st, n, dmg, frenzied, afraid, attacks, caused, started, out
                 end, winner = DESTROYED, ATTACKER if won == 0 else DEFENDER
                 break
             continue
-        if _break_test(plan, st, loser, target) or (
-                plan.reroll_break[loser] > 0 and _break_test(plan, st, loser, target)):
+        if _break_test(plan, st, loser, target, extra) or (
+                plan.reroll_break[loser] > 0 and _break_test(plan, st, loser, target, extra)):
             continue
         winner = ATTACKER if won == 0 else DEFENDER
         end = FLED  # R2-13: pursue (Frenzy must; restraining needs a Ld test), flee, Caught!
-        pursues = frenzied[won] > 0 or plan.pursue or _fails_ld(plan, st, n, won)
+        pursues = frenzied[won] > 0 or plan.pursue or _fails_ld(plan, st, n, won, extra)
         fled = _movement_dice(plan, st, loser)
         if pursues and _movement_dice(plan, st, won) >= fled:
             end = CAUGHT
@@ -376,21 +378,45 @@ def play_fight(plan, st, n, dmg, frenzied, afraid, attacks, caused, started, out
         out[3 + s, t] = plan.count[s] if (end == CAUGHT and s == loser) else plan.count[s] - n[s]
 
 
+@njit(cache=True, inline="always")
+def _play_block(plan, seed, first_trial, out, b, extra):
+    """Play the trials of block b (BLOCK of them) into out, with working arrays of its own."""
+    n_trials = out.shape[1]
+    st = np.empty(4, np.uint64)
+    n = np.zeros(2, np.int64)
+    dmg = np.zeros(2, np.int64)
+    frenzied = np.zeros(2, np.int64)
+    afraid = np.zeros(2, np.int64)
+    attacks = np.zeros(plan.striker_side.shape[1], np.int64)
+    caused = np.zeros(2, np.int64)
+    started = np.zeros(4, np.int64)  # models and damage of each side as the round began
+    for t in range(b * BLOCK, min(n_trials, (b + 1) * BLOCK)):
+        out[5, t] = 0
+        out[6, t] = 0
+        seed_stream(st, seed, first_trial + t)
+        play_fight(plan, st, n, dmg, frenzied, afraid, attacks, caused, started, out, t, extra)
+
+
 @njit(cache=True, parallel=True)
+def _play_plain(plan, seed, first_trial, out):
+    for b in prange((out.shape[1] + BLOCK - 1) // BLOCK):
+        _play_block(plan, seed, first_trial, out, b, False)
+
+
+@njit(cache=True, parallel=True)
+def _play_extra(plan, seed, first_trial, out):
+    for b in prange((out.shape[1] + BLOCK - 1) // BLOCK):
+        _play_block(plan, seed, first_trial, out, b, True)
+
+
+def entry(plan):
+    """The compiled function that plays this plan: a plan with none of the rules that roll
+    counts or take wounds one by one (Random Attacks, Impact Hits or Stomps in dice, Multiple
+    Wounds, Killing Blow against several wounds), nor Unstable, Daemonic Instability,
+    Strength in Numbers or Cold-blooded (``plan.extra`` false) has its own, without them."""
+    return _play_extra if plan.extra else _play_plain
+
+
 def play_chunk(plan, seed, first_trial, out):
     """Play trials first_trial .. first_trial + out.shape[1] - 1 into out (7, n)."""
-    n_trials = out.shape[1]
-    for b in prange((n_trials + BLOCK - 1) // BLOCK):
-        st = np.empty(4, np.uint64)
-        n = np.zeros(2, np.int64)
-        dmg = np.zeros(2, np.int64)
-        frenzied = np.zeros(2, np.int64)
-        afraid = np.zeros(2, np.int64)
-        attacks = np.zeros(plan.striker_side.shape[1], np.int64)
-        caused = np.zeros(2, np.int64)
-        started = np.zeros(4, np.int64)  # models and damage of each side as the round began
-        for t in range(b * BLOCK, min(n_trials, (b + 1) * BLOCK)):
-            out[5, t] = 0
-            out[6, t] = 0
-            seed_stream(st, seed, first_trial + t)
-            play_fight(plan, st, n, dmg, frenzied, afraid, attacks, caused, started, out, t)
+    entry(plan)(plan, seed, first_trial, out)
