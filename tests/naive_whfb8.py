@@ -198,6 +198,7 @@ def play_fight(scenario, rng: random.Random, prepared, attacks: int | None = Non
             if first and not last and p["I"] >= them.profile["I"]:
                 reroll = "failures"
         need = to_hit[(1 if me.afraid else ws) - 1][(1 if them.afraid else them.profile["WS"]) - 1]
+        need = min([need] + [x.hits_on for x in mine if x.hits_on])
         mod = sum(x.hit_modifier for x in mine)
         face = roll_die(rng, lambda f: f == 6 or (f > 1 and f + mod >= need), reroll)
         if not (face == 6 or (face > 1 and face + mod >= need)):
@@ -216,6 +217,7 @@ def play_fight(scenario, rng: random.Random, prepared, attacks: int | None = Non
         armour_ignored = slain = False
         if not (hit_face == 6 and poisoned):
             need = to_wound[strength - 1][them.profile["T"] - 1]
+            need = min([need] + [x.wounds_on for x in mine if x.wounds_on])
             if need > 6:
                 return None
             mod = sum(x.wound_modifier for x in mine)

@@ -138,7 +138,7 @@ WHFB8 = ("whfb8_knights_lance_charge.toml", [
                              "hit_modifier": 1, "wound_modifier": -1, "poisoned": True,
                              "killing_blow": "any", "armour_piercing": 1, "ignores_armour": True,
                              "flaming": True, "enemy_rerolls_armour": True,
-                             "multiple_wounds": "D3"},
+                             "multiple_wounds": "D3", "hits_on": 3, "wounds_on": 4},
      "attacker.models[0].equipment": ["venom lance", "shield", "barding"]},
     {"special_rules.Waaagh": {"strikes_first": True, "strikes_last": True, "extra_rank": True,
                               "extra_attacks": 1, "regeneration": 5, "reroll_armour": "ones",
@@ -152,7 +152,8 @@ WHFB8 = ("whfb8_knights_lance_charge.toml", [
                             "hit_modifier": 1, "wound_modifier": 1, "poisoned": True,
                             "killing_blow": "man-sized", "armour_piercing": 2,
                             "ignores_armour": True, "flaming": True,
-                            "enemy_rerolls_armour": True, "multiple_wounds": 2},
+                            "enemy_rerolls_armour": True, "multiple_wounds": 2,
+                            "hits_on": 2, "wounds_on": 5},
      "defender.models[0].rules": ["Waaagh", "Bash", "Stampede"]},
 ])
 D10SKIRMISH = ("d10skirmish_blademaster_vs_brute.toml", [

@@ -125,6 +125,11 @@ CASES = {
              own={"Feeble": {"wound_modifier": -2}, "Blessed": {"reroll_armour": "failures"}}),
         dict(hit_need=5, wound_need=5, save_need=4, ward_need=7, wound_mod=-2,
              reroll_save="failures")),
+    "house: always hits on 3+ and wounds on 4+, -1 to hit": (
+        dict(attacker_rules=["Sure", "Surer", "Clumsy"],
+             own={"Sure": {"hits_on": 4, "wounds_on": 4}, "Surer": {"hits_on": 3},
+                  "Clumsy": {"hit_modifier": -1}}),
+        dict(hit_need=3, wound_need=4, save_need=4, ward_need=7, hit_mod=-1)),
     "house: ignores armour, ward re-rolled": (
         dict(attacker_rules=["Piercing"], defender_rules=["Regeneration", "Lucky"],
              own={"Piercing": {"ignores_armour": True}, "Lucky": {"reroll_ward": "ones"}}),
@@ -157,6 +162,13 @@ def test_modifiers_add():
     sc = scenario(["Keen", "Keener"], own=own)
     assert p(sc) == pytest.approx(enumerated(5, 5, 4, 7, hit_mod=2), abs=1e-15)
     assert p(scenario(["Keen", "Keener", "Armour Piercing"], own=own)) > p(sc)
+
+
+def test_a_fixed_roll_lets_a_hit_wound_that_the_chart_forbids():
+    """wounds_on = 6 against T10: the chart says S3 cannot wound, the rule says a 6 does."""
+    sc = scenario(["Grim"], own={"Grim": {"wounds_on": 6}}, defender={**WARRIOR, "T": 10})
+    assert p(scenario(defender={**WARRIOR, "T": 10})) == 0.0
+    assert p(sc) == pytest.approx(enumerated(5, 6, 4, 7), abs=1e-15)
 
 
 def test_regeneration_and_ward_take_the_best_one():
@@ -208,7 +220,8 @@ def test_immune_to_psychology():
 
 @pytest.mark.parametrize("case", ["Poisoned Attacks, Killing Blow",
                                   "Killing Blow, Armour Piercing, Regeneration",
-                                  "house: re-roll wounds of 1, +1 to hit, enemy re-rolls saves"])
+                                  "house: re-roll wounds of 1, +1 to hit, enemy re-rolls saves",
+                                  "house: always hits on 3+ and wounds on 4+, -1 to hit"])
 def test_reference_attack_matches_probability(case):
     """The reference's die-by-die attack (tests/naive_whfb8.py) against the enumerated
     probability: 40,000 attacks, |z| < 4."""

@@ -18,6 +18,8 @@ class Striking:
     reroll_wound: str | None = None
     hit_modifier: int = 0
     wound_modifier: int = 0
+    hits_on: int = NO_SAVE
+    wounds_on: int = NO_SAVE
     poisoned: bool = False
     killing_blow: str | None = None
     armour_piercing: int = 0
@@ -41,13 +43,16 @@ KILLING_BLOW = (None, "man-sized", "any")  # weakest first
 
 def striking(sources, extra_reroll: str | None = None) -> Striking:
     """The stacked attack effects of ``sources`` (special rules and the weapon); modifiers
-    add, re-rolls do not stack, the strongest Killing Blow applies. ``extra_reroll`` is a
+    add, re-rolls do not stack, the best fixed roll needed and the strongest Killing Blow
+    apply. ``extra_reroll`` is a
     re-roll of misses the rules give besides (Always Strikes First, R2-6)."""
     return Striking(
         reroll_hit=strongest_reroll([extra_reroll] + [x.reroll_hit for x in sources]),
         reroll_wound=strongest_reroll([x.reroll_wound for x in sources]),
         hit_modifier=sum(x.hit_modifier for x in sources),
         wound_modifier=sum(x.wound_modifier for x in sources),
+        hits_on=min([x.hits_on for x in sources if x.hits_on] + [NO_SAVE]),
+        wounds_on=min([x.wounds_on for x in sources if x.wounds_on] + [NO_SAVE]),
         poisoned=any(x.poisoned for x in sources),
         killing_blow=max((x.killing_blow for x in sources), key=KILLING_BLOW.index,
                          default=None),
@@ -81,18 +86,21 @@ def p_unsaved(to_hit: int | None, to_wound: int, armour: int, ward: int, strengt
     (``NO_SAVE``: none), ``ward`` its best ward save other than Regeneration. ``man_sized``:
     a (not Heroic) Killing Blow can slay the target's troop type.
 
-    A natural 1 always fails to hit or wound and a natural 6 always hits (*assumption* for
-    modifiers past the chart); a hit that cannot wound on the chart never does. A natural 6 to
+    A fixed roll needed ("always hits on 3+") caps the chart's before modifiers. A natural 1
+    always fails to hit or wound and a natural 6 always hits (*assumption* for modifiers
+    past the chart); a hit that cannot wound on the chart never does, unless a fixed roll
+    says it wounds. A natural 6 to
     hit with Poisoned Attacks wounds without a roll; a natural 6 to wound with Killing Blow
     allows no armour save and slays the model. One ward save is taken: the best of ``ward``
     and Regeneration (lost against flaming attacks)."""
     if to_hit is None:
         automatic, rolled = 0.0, 1.0
     else:
-        hit_ok = succeeds(to_hit, by.hit_modifier)
+        hit_ok = succeeds(min(to_hit, by.hits_on), by.hit_modifier)
         hit = final_faces(hit_ok, by.reroll_hit)
         automatic = hit[6] if by.poisoned else 0.0
         rolled = hit[hit_ok].sum() - automatic
+    to_wound = min(to_wound, by.wounds_on)
     if to_wound >= NO_SAVE:
         wounding = killing = 0.0
     else:

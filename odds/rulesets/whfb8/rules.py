@@ -105,6 +105,8 @@ ATTACK_KEYS = {  # a special rule's or a weapon's effects on its bearer's attack
     "reroll_wound": (reroll, None),
     "hit_modifier": (s.integer(-3, 3), 0),
     "wound_modifier": (s.integer(-3, 3), 0),
+    "hits_on": (s.integer(2, 6), None),
+    "wounds_on": (s.integer(2, 6), None),
     "poisoned": (s.boolean, False),
     "killing_blow": (_killing_blow, None),
     "armour_piercing": (s.integer(0, 6), 0),
@@ -156,6 +158,8 @@ class SpecialRule:
     reroll_wound: str | None = None
     hit_modifier: int = 0
     wound_modifier: int = 0
+    hits_on: int | None = None
+    wounds_on: int | None = None
     poisoned: bool = False
     killing_blow: str | None = None
     armour_piercing: int = 0
@@ -233,6 +237,8 @@ class Equipment:
     reroll_wound: str | None = None
     hit_modifier: int = 0
     wound_modifier: int = 0
+    hits_on: int | None = None
+    wounds_on: int | None = None
     poisoned: bool = False
     killing_blow: str | None = None
     armour_piercing: int = 0
