@@ -96,6 +96,12 @@ def roll(rng, n=1):
     return sum(rng.randint(1, 6) for _ in range(n))
 
 
+def best_reroll(key, sources):
+    """The re-roll of ``key`` the sources give: every failure beats 1s; none if none does."""
+    given = [getattr(x, key) for x in sources if getattr(x, key)]
+    return "failures" if "failures" in given else ("ones" if given else None)
+
+
 def roll_die(rng, success, reroll=None, forced=False):
     """One die's final face: re-rolled once, if it is a 1 (``"ones"``), a failure
     (``"failures"``) or, ``forced`` by the enemy, a success."""
@@ -184,11 +190,6 @@ def play_fight(scenario, rng: random.Random, prepared, attacks: int | None = Non
         mine = me.active(first_round, charging) + [me.weapon] if rider else []
         if ws is None:
             return rolled_wound(s, strength, mine, them, first_round, 6, False)
-        theirs = them.active(first_round, first_round and (1 - s) == charger)
-
-        def best_reroll(key, sources):
-            given = [getattr(x, key) for x in sources if getattr(x, key)]
-            return "failures" if "failures" in given else ("ones" if given else None)
 
         reroll = best_reroll("reroll_hit", mine)
         if rider:
@@ -209,10 +210,6 @@ def play_fight(scenario, rng: random.Random, prepared, attacks: int | None = Non
     def rolled_wound(s, strength, mine, them, first_round, hit_face, poisoned):
         """The rest of an attack that hit with ``hit_face``: to wound, armour, ward."""
         theirs = them.active(first_round, first_round and (1 - s) == charger)
-
-        def best_reroll(key, sources):
-            given = [getattr(x, key) for x in sources if getattr(x, key)]
-            return "failures" if "failures" in given else ("ones" if given else None)
 
         armour_ignored = slain = False
         if not (hit_face == 6 and poisoned):
@@ -379,16 +376,7 @@ def play_fight(scenario, rng: random.Random, prepared, attacks: int | None = Non
         lu, wu = units[loser], units[won]
         lu.frenzied = False
         if lu.has("unstable"):  # a wound per point lost by, no saves; no break test
-            lost = 0
-            for _ in range(abs(score[0] - score[1])):
-                if not lu.ranks:
-                    break
-                lost += 1
-                lu.damage += 1
-                if lu.damage == lu.profile["W"]:
-                    lu.damage = 0
-                    lu.remove_one()
-            caused_total[won] += lost
+            caused_total[won] += wound(loser, ["wound"] * abs(score[0] - score[1]), None)
             if not lu.ranks:
                 result.update(winner=ATTACKER if won == 0 else DEFENDER, end=DESTROYED)
                 break
@@ -405,16 +393,9 @@ def play_fight(scenario, rng: random.Random, prepared, attacks: int | None = Non
             if dice == [1, 1]:  # Reality Blinks: the round's losses come back
                 lu.ranks, lu.damage = list(begun[loser][0]), begun[loser][1]
                 continue
-            lost = 0
-            for _ in range(10**6 if dice == [6, 6] else max(0, sum(dice) - target)):
-                if not lu.ranks:
-                    break
-                lost += 1
-                lu.damage += 1
-                if lu.damage == lu.profile["W"]:
-                    lu.damage = 0
-                    lu.remove_one()
-            caused_total[won] += lost
+            lost = (["slain"] * lu.alive() if dice == [6, 6]  # Banished
+                    else ["wound"] * max(0, sum(dice) - target))
+            caused_total[won] += wound(loser, lost, None)
             if not lu.ranks:
                 result.update(winner=ATTACKER if won == 0 else DEFENDER, end=DESTROYED)
                 break

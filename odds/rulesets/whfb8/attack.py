@@ -6,27 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from odds.core.effects import dice_pmf, final_faces, strongest_reroll, succeeds
-from odds.rulesets.whfb8.rules import NO_SAVE
-
-
-@dataclass(frozen=True)
-class Striking:
-    """The effects on one side's attack dice in one round: its active special rules and its
-    fighting weapon together (stacked as :mod:`odds.core.effects` says)."""
-
-    reroll_hit: str | None = None
-    reroll_wound: str | None = None
-    hit_modifier: int = 0
-    wound_modifier: int = 0
-    hits_on: int = NO_SAVE
-    wounds_on: int = NO_SAVE
-    poisoned: bool = False
-    killing_blow: str | None = None
-    armour_piercing: int = 0
-    ignores_armour: bool = False
-    flaming: bool = False
-    enemy_rerolls_armour: bool = False
-    multiple_wounds: tuple | None = None
+from odds.rulesets.whfb8.rules import NO_SAVE, AttackEffects
 
 
 @dataclass(frozen=True)
@@ -41,18 +21,18 @@ class Saving:
 KILLING_BLOW = (None, "man-sized", "any")  # weakest first
 
 
-def striking(sources, extra_reroll: str | None = None) -> Striking:
+def striking(sources, extra_reroll: str | None = None) -> AttackEffects:
     """The stacked attack effects of ``sources`` (special rules and the weapon); modifiers
     add, re-rolls do not stack, the best fixed roll needed and the strongest Killing Blow
     apply. ``extra_reroll`` is a
     re-roll of misses the rules give besides (Always Strikes First, R2-6)."""
-    return Striking(
+    return AttackEffects(
         reroll_hit=strongest_reroll([extra_reroll] + [x.reroll_hit for x in sources]),
         reroll_wound=strongest_reroll([x.reroll_wound for x in sources]),
         hit_modifier=sum(x.hit_modifier for x in sources),
         wound_modifier=sum(x.wound_modifier for x in sources),
-        hits_on=min([x.hits_on for x in sources if x.hits_on] + [NO_SAVE]),
-        wounds_on=min([x.wounds_on for x in sources if x.wounds_on] + [NO_SAVE]),
+        hits_on=min((x.hits_on for x in sources if x.hits_on), default=None),
+        wounds_on=min((x.wounds_on for x in sources if x.wounds_on), default=None),
         poisoned=any(x.poisoned for x in sources),
         killing_blow=max((x.killing_blow for x in sources), key=KILLING_BLOW.index,
                          default=None),
@@ -79,7 +59,7 @@ def saving(rules) -> Saving:
 
 
 def p_unsaved(to_hit: int | None, to_wound: int, armour: int, ward: int, strength: int,
-              by: Striking, on: Saving, man_sized: bool) -> tuple[float, float]:
+              by: AttackEffects, on: Saving, man_sized: bool) -> tuple[float, float]:
     """P(one attack causes an unsaved wound), split as (a wound, a Killing Blow): ``to_hit``
     and ``to_wound`` from the charts (``to_hit`` None: it hits automatically; ``to_wound``
     ``NO_SAVE`` when the hit cannot wound), ``armour`` the target's save before Strength
@@ -96,11 +76,11 @@ def p_unsaved(to_hit: int | None, to_wound: int, armour: int, ward: int, strengt
     if to_hit is None:
         automatic, rolled = 0.0, 1.0
     else:
-        hit_ok = succeeds(min(to_hit, by.hits_on), by.hit_modifier)
+        hit_ok = succeeds(min(to_hit, by.hits_on or NO_SAVE), by.hit_modifier)
         hit = final_faces(hit_ok, by.reroll_hit)
         automatic = hit[6] if by.poisoned else 0.0
         rolled = hit[hit_ok].sum() - automatic
-    to_wound = min(to_wound, by.wounds_on)
+    to_wound = min(to_wound, by.wounds_on or NO_SAVE)
     if to_wound >= NO_SAVE:
         wounding = killing = 0.0
     else:

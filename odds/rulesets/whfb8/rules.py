@@ -142,18 +142,11 @@ RULE_KEYS = {  # data/whfb8/special_rules.toml
 }
 
 
-@dataclass(frozen=True)
-class SpecialRule:
-    """One special rule's effects (data/whfb8/special_rules.toml, or the scenario's own)."""
+@dataclass(frozen=True, kw_only=True)
+class AttackEffects:
+    """The effects of ATTACK_KEYS on a bearer's attack dice: a special rule's, a weapon's, or
+    several stacked (:func:`odds.rulesets.whfb8.attack.striking`)."""
 
-    name: str
-    strikes_first: bool = False
-    strikes_last: bool = False
-    extra_rank: bool = False
-    extra_attacks: int = 0
-    random_attacks: tuple | None = None
-    impact_hits: tuple | None = None
-    stomp: tuple | None = None
     reroll_hit: str | None = None
     reroll_wound: str | None = None
     hit_modifier: int = 0
@@ -167,6 +160,20 @@ class SpecialRule:
     flaming: bool = False
     enemy_rerolls_armour: bool = False
     multiple_wounds: tuple | None = None
+
+
+@dataclass(frozen=True)
+class SpecialRule(AttackEffects):
+    """One special rule's effects (data/whfb8/special_rules.toml, or the scenario's own)."""
+
+    name: str
+    strikes_first: bool = False
+    strikes_last: bool = False
+    extra_rank: bool = False
+    extra_attacks: int = 0
+    random_attacks: tuple | None = None
+    impact_hits: tuple | None = None
+    stomp: tuple | None = None
     regeneration: int | None = None
     reroll_armour: str | None = None
     reroll_ward: str | None = None
@@ -218,7 +225,7 @@ ARMOUR_KEYS = ("mounted_only", "armour", "armour_bonus", "parry", "points")
 
 
 @dataclass(frozen=True)
-class Equipment:
+class Equipment(AttackEffects):
     """A weapon or an item of armour and its effects (R2-9, R2-10)."""
 
     name: str
@@ -233,19 +240,6 @@ class Equipment:
     armour_bonus: int = 0
     parry: bool = False
     points: float = 0
-    reroll_hit: str | None = None
-    reroll_wound: str | None = None
-    hit_modifier: int = 0
-    wound_modifier: int = 0
-    hits_on: int | None = None
-    wounds_on: int | None = None
-    poisoned: bool = False
-    killing_blow: str | None = None
-    armour_piercing: int = 0
-    ignores_armour: bool = False
-    flaming: bool = False
-    enemy_rerolls_armour: bool = False
-    multiple_wounds: tuple | None = None
 
     @property
     def is_weapon(self) -> bool:
