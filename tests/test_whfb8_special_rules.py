@@ -415,3 +415,20 @@ def test_daemonic_instability_is_simulated():
     sc = scenario(["Daemonic Instability"])
     assert "Daemonic Instability" in odds.simulate(sc, method="auto", trials=1000, seed=1,
                                                     quiet=True).method_note
+
+
+def test_plain_plans_play_the_same_fights_in_either_kernel_variant():
+    """A plan with none of the rules that need the extra kernel steps plays in the variant
+    without them; the other variant plays it to the same fights, die for die."""
+    from odds.core import runner
+    from odds.rulesets import get_ruleset
+
+    rules = get_ruleset("whfb8")
+    plan = rules.compile(odds.load("data/scenarios/whfb8_witch_elves_vs_swordsmen.toml"))
+    assert not plan.extra
+    assert compile_plan(scenario(["Cold-blooded"])).extra
+    assert compile_plan(scenario(["Multiple Wounds (D3)"], defender={**WARRIOR, "W": 2})).extra
+    assert not compile_plan(scenario(["Multiple Wounds (D3)"])).extra  # W1: one wound each
+    _, plain = runner.run(rules, plan, 20_000, 3, keep_fights=True)
+    _, extra = runner.run(rules, plan._replace(extra=True), 20_000, 3, keep_fights=True)
+    assert (plain == extra).all()

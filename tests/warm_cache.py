@@ -1,0 +1,45 @@
+"""Compile every kernel variant and exact solver into numba's cache before the tests run.
+
+With pytest-xdist, each worker would otherwise compile every kernel it meets, both workers
+the same ones at the same time; conftest.py runs this first, its two halves in two
+processes at once, so each kernel is compiled once and the workers load it from the cache.
+``python tests/warm_cache.py 0`` (or 1) warms one half.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+SCENARIOS = Path(__file__).resolve().parents[1] / "data" / "scenarios"
+HALVES = (  # about equal compile times: wh40k3's kernel variants and solver are the largest
+    ("wh40k3_assault_marines_vs_boyz.toml", "wh40k3_two_squads_vs_ork_mob.toml",
+     "d10skirmish_paratrooper_pushes_sniper.toml"),
+    ("mordheim_captain_vs_night_runner.toml", "whfb8_knights_lance_charge.toml",
+     "blackpowder_cuirassiers_charge_lancers.toml"),
+)
+VARIANT_FLAGS = ("skilled", "extra")  # mordheim's and whfb8's second kernel variants
+
+
+def warm(name: str, solve: bool) -> None:
+    """Play a few fights of the scenario in each kernel variant, and solve it exactly."""
+    import odds
+    from odds.core import runner
+    from odds.rulesets import get_ruleset
+
+    scenario = odds.load(SCENARIOS / name)
+    ruleset = get_ruleset(scenario.ruleset)
+    plan = ruleset.compile(scenario)
+    plans = [plan] + [plan._replace(**{flag: not getattr(plan, flag)})
+                      for flag in VARIANT_FLAGS if hasattr(plan, flag)]
+    for each in plans:
+        runner.run(ruleset, each, 64, 0)
+    if solve:
+        odds.simulate(scenario, method="exact")
+
+
+if __name__ == "__main__":
+    seen = set()
+    for name in HALVES[int(sys.argv[1])]:
+        ruleset = name.split("_")[0]
+        warm(name, solve=ruleset not in seen)
+        seen.add(ruleset)
