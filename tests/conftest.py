@@ -15,6 +15,10 @@ def marines_vs_boyz() -> Path:
     return SCENARIOS / "wh40k3_assault_marines_vs_boyz.toml"
 
 
+WARM = ("import runpy, sys; sys.argv = ['warm_cache', '{half}']; "
+        "runpy.run_path({script!r}, run_name='__main__')")
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session):
     """Under pytest-xdist with several workers, compile the kernels once first, two
@@ -23,8 +27,10 @@ def pytest_sessionstart(session):
     workers = getattr(config.option, "numprocesses", None)
     if hasattr(config, "workerinput") or not isinstance(workers, int) or workers < 2:
         return
+    # started as the workers are (``python -c`` in this directory), so that they import the
+    # same odds, a checkout's or an installed one, and share its numba cache
     script = Path(__file__).with_name("warm_cache.py")
-    runs = [subprocess.Popen([sys.executable, str(script), str(half)], cwd=ROOT)
+    runs = [subprocess.Popen([sys.executable, "-c", WARM.format(script=str(script), half=half)])
             for half in (0, 1)]
     for run in runs:
         run.wait()  # a failure shows again, and is reported, in the tests themselves
