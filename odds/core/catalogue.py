@@ -44,6 +44,13 @@ def own_rules(scenario, keys: dict[str, tuple]) -> dict[str, dict]:
             for name, spec in scenario.special_rules.items()}
 
 
+def active_rules(rules, first_round: bool, charging: bool) -> list:
+    """The special rules in force in a round, by their ``when``: "always"; "first round" in
+    the combat's first round; "charging" in the first round of a side that charged."""
+    return [x for x in rules if x.when == "always" or (first_round and (
+        x.when == "first round" or (x.when == "charging" and charging)))]
+
+
 def rule_table(ruleset_id: str, scenario, keys: dict[str, tuple],
                   round_keys: tuple[str, ...]) -> dict[str, dict]:
     """A ruleset's special rules: ``data/<ruleset_id>/special_rules.toml``, overridden and

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from odds.core import schema as s
-from odds.core.catalogue import catalogue, rule_table, unknown_name
+from odds.core.catalogue import active_rules, catalogue, rule_table, unknown_name
 from odds.core.charts import NEVER, d6_charts
 from odds.core.data import data_path, load_table
 from odds.core.effects import reroll, strongest_reroll
@@ -127,54 +127,40 @@ RULE_KEYS = {  # data/mordheim/special_rules.toml, and a scenario's [special_rul
 ROUND_KEYS = ("strength_bonus", "reroll_hit", "reroll_wound")  # the keys `when` may limit
 
 
+@dataclass(frozen=True, kw_only=True)
+class Skills:
+    """The effects of a skill or special rule (the fields are RULE_KEYS but ``when``), or of
+    a warrior's rules in force in one round stacked (:func:`in_force`) as
+    :mod:`odds.core.effects` says: modifiers add, re-rolls do not stack, the lowest critical
+    range and the best special save apply, yes/no effects hold if any rule gives them."""
+
+    strength_bonus: int = 0
+    reroll_hit: str | None = None
+    reroll_wound: str | None = None
+    crit_on: int = 6
+    critical_modifier: int = 0
+    injury_modifier: int = 0
+    enemy_strength_modifier: int = 0
+    special_save: int | None = None  # stacked: NO_SAVE when none
+    strike_first: bool = False
+    ignores_strikes_last: bool = False
+    causes_fear: bool = False
+    frenzy: bool = False
+    immune_to_psychology: bool = False
+
+
 @dataclass(frozen=True)
-class SpecialRule:
-    """One skill or special rule's effects (data/mordheim/special_rules.toml, or the
-    scenario's own); the fields are RULE_KEYS."""
+class SpecialRule(Skills):
+    """One skill or special rule (data/mordheim/special_rules.toml, or the scenario's own)."""
 
     name: str
-    strength_bonus: int = 0
-    reroll_hit: str | None = None
-    reroll_wound: str | None = None
-    crit_on: int = 6
-    critical_modifier: int = 0
-    injury_modifier: int = 0
-    enemy_strength_modifier: int = 0
-    special_save: int | None = None
-    strike_first: bool = False
-    ignores_strikes_last: bool = False
-    causes_fear: bool = False
-    frenzy: bool = False
-    immune_to_psychology: bool = False
     when: str = "always"
-
-
-@dataclass(frozen=True)
-class Skills:
-    """A warrior's rules in force in one round, stacked as :mod:`odds.core.effects` says:
-    modifiers add, re-rolls do not stack, the lowest critical range and the best special
-    save apply, yes/no effects hold if any rule gives them."""
-
-    strength_bonus: int = 0
-    reroll_hit: str | None = None
-    reroll_wound: str | None = None
-    crit_on: int = 6
-    critical_modifier: int = 0
-    injury_modifier: int = 0
-    enemy_strength_modifier: int = 0
-    special_save: int = NO_SAVE
-    strike_first: bool = False
-    ignores_strikes_last: bool = False
-    causes_fear: bool = False
-    frenzy: bool = False
-    immune_to_psychology: bool = False
 
 
 def in_force(rules, first_round: bool, charging: bool) -> Skills:
     """The stacked effects of ``rules`` in one round: ``first_round`` of the combat, and
     ``charging`` if the warrior's side charged."""
-    on = [r for r in rules if r.when == "always" or (first_round and (
-        r.when == "first round" or (r.when == "charging" and charging)))]
+    on = active_rules(rules, first_round, charging)
     return Skills(
         strength_bonus=sum(r.strength_bonus for r in on),
         reroll_hit=strongest_reroll([r.reroll_hit for r in on]),

@@ -6,6 +6,7 @@ from typing import NamedTuple
 import numpy as np
 
 from odds.core.binomial import cdf_tables
+from odds.core.catalogue import active_rules
 from odds.rulesets.whfb8.attack import p_unsaved, saving, striking
 from odds.rulesets.whfb8.rules import (
     NO_SAVE,
@@ -80,12 +81,6 @@ class Plan(NamedTuple):
     own_leadership: np.ndarray  # (2,) the unit's own Ld
     extra: bool                # any of rolled, one_by_one, unstable ... own_leadership's rules:
                                # the kernel plays it with its steps (kernel.entry)
-
-
-def active(rules, r: int, charging: bool) -> list:
-    """The special rules in force in round type ``r`` (their ``when``)."""
-    return [x for x in rules if x.when == "always"
-            or (r == FIRST and (x.when == "first round" or charging))]
 
 
 def strike_key(initiative: int, first: bool, last: bool) -> int:
@@ -173,11 +168,11 @@ def compile_plan(scenario) -> Plan:
             strength = min(10, prof["S"] + weapon[s].strength_bonus
                            + (r == FIRST) * weapon[s].first_round_strength
                            + (charging and on_mount[s]) * weapon[s].charge_strength)
-            rider = striking(active(rules[s], r, charging) + [weapon[s]],
+            rider = striking(active_rules(rules[s], r == FIRST, charging) + [weapon[s]],
                              "failures" if reroll_first else None)
             if rider.multiple_wounds and not one_wound:
                 multiple_wounds[r, s] = rider.multiple_wounds  # R2-8: a W1 takes one wound
-            on = saving(active(rules[t], r, r == FIRST and t == charger))
+            on = saving(active_rules(rules[t], r == FIRST, r == FIRST and t == charger))
             automatic = striking([])
             for part, ws, st, by in ((FIGHTING, prof["WS"], strength, rider),
                                      (SUPPORTING, prof["WS"], strength, rider),
@@ -208,10 +203,10 @@ def compile_plan(scenario) -> Plan:
                    + (0 if on_mount[s] else weapon[s].extra_attack))  # R2-10: one weapon
     attacks += ints(lambda s, side, g: 0 if base[s] else g.profile["A"])
     first_attacks = ints(lambda s, side, g: sum(
-        x.extra_attacks for x in active(rules[s], FIRST, s == charger))
-        - sum(x.extra_attacks for x in active(rules[s], LATER, False)))
-    attacks += ints(lambda s, side, g: sum(x.extra_attacks for x in active(rules[s], LATER,
-                                                                         False)))
+        x.extra_attacks for x in active_rules(rules[s], True, s == charger))
+        - sum(x.extra_attacks for x in active_rules(rules[s], False, False)))
+    attacks += ints(lambda s, side, g: sum(x.extra_attacks
+                                           for x in active_rules(rules[s], False, False)))
     frenzy = ints(lambda s, side, g: has(s, "frenzy"))
     in_front = np.minimum(count, width)
     most = np.zeros((2, PARTS), np.int64)
@@ -222,6 +217,8 @@ def compile_plan(scenario) -> Plan:
                    in_front[s] * highest[s, IMPACT], in_front[s] * highest[s, STOMP]]
     cdf, cdf_offset, cdf_top = cdf_tables(p, np.broadcast_to(most, p.shape))
     causes_fear = [has(s, "causes_fear") for s in range(2)]
+    multiplies = multiple_wounds[:, :, 0] + multiple_wounds[:, :, 2] > 0  # [round type, side]
+    one_by_one = multiplies.any(axis=0) | p_slay.any(axis=(0, 1, 2, 3, 5))
     return Plan(
         count=count, width=width,
         wounds=ints(lambda s, side, g: g.profile["W"]),
@@ -257,9 +254,8 @@ def compile_plan(scenario) -> Plan:
         p_slay=p_slay,
         rolled=np.where(fixed[:, :, None], np.array(NO_DICE), rolled),
         multiple_wounds=multiple_wounds,
-        multiplies=(multiple_wounds[:, :, 0] + multiple_wounds[:, :, 2] > 0).astype(np.int64),
-        one_by_one=np.array([(multiple_wounds[:, s, 0] + multiple_wounds[:, s, 2]).any()
-                             or p_slay[..., s, :].any() for s in range(2)], np.int64),
+        multiplies=multiplies.astype(np.int64),
+        one_by_one=one_by_one.astype(np.int64),
         cold_blooded=ints(lambda s, side, g: has(s, "cold_blooded")),
         unstable=ints(lambda s, side, g: has(s, "unstable")),
         daemonic=ints(lambda s, side, g: has(s, "daemonic_instability")),
@@ -267,6 +263,5 @@ def compile_plan(scenario) -> Plan:
         own_leadership=ints(lambda s, side, g: g.profile["Ld"]),
         extra=bool(any(has(s, key) for s in range(2) for key in (
             "unstable", "daemonic_instability", "strength_in_numbers", "cold_blooded"))
-            or rolled[:, :, 0].any() or p_slay.any()
-            or (multiple_wounds[:, :, 0] + multiple_wounds[:, :, 2]).any()),
+            or rolled[:, :, 0].any() or one_by_one.any()),
     )

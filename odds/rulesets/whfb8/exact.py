@@ -129,7 +129,7 @@ def refusal(plan) -> str | None:
     """Why the solver cannot take ``plan`` (see :func:`covers`), or None."""
     if (plan.rolled[:, :, 0] > 0).any():
         return "it rolls a number of attacks or hits (Random Attacks, Impact Hits or Stomps in dice)"
-    if (plan.multiple_wounds[:, :, 0] + plan.multiple_wounds[:, :, 2] > 0).any():
+    if plan.multiplies.any():
         return "Multiple Wounds against models of more than one wound"
     if plan.p_slay.any():
         return "Killing Blow against models of more than one wound"
