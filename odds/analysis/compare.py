@@ -341,7 +341,7 @@ def metrics(scenario, paired: bool = True) -> list[str]:
     several units a side each unit's figures (``defender.units[Gretchin].unreached``)."""
     from odds.rulesets import get_ruleset
 
-    columns = COLUMNS + get_ruleset(scenario.ruleset).extra_columns
+    columns = COLUMNS + get_ruleset(scenario.ruleset).own_columns(scenario)
     probabilities = [*OUTCOMES, *flags(columns)]
     means = list(mean_keys(columns).values())
     diffs = [f"{k}_diff" for k in probabilities + means] if paired else []

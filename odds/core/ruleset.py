@@ -40,13 +40,20 @@ class Ruleset:
     rules: dict[str, tuple] = field(default_factory=dict)  # the scenario's [rules] table
     exact: str | None = None  # the module of its exact solver (see odds.core.exact), if any
     own_special_rules: bool = False  # a scenario may add special rules ([special_rules])
+    # the columns a scenario adds after extra_columns (whfb8: challenges, with characters)
+    scenario_columns: Callable[[Any], tuple[str, ...]] = lambda scenario: ()
 
     def columns(self, scenario) -> tuple[str, ...]:
-        """The outcome record's columns for ``scenario``: the shared ones, the ruleset's own,
-        and for a side of several units each unit's (:func:`odds.core.outcome.unit_columns`)."""
+        """The outcome record's columns for ``scenario``: the shared ones, the ruleset's own
+        (those of every scenario, then ``scenario_columns``'), and for a side of several units
+        each unit's (:func:`odds.core.outcome.unit_columns`)."""
         from odds.core.outcome import COLUMNS, unit_columns
 
-        return COLUMNS + self.extra_columns + unit_columns(scenario)
+        return COLUMNS + self.own_columns(scenario) + unit_columns(scenario)
+
+    def own_columns(self, scenario) -> tuple[str, ...]:
+        """The ruleset's own columns of ``scenario``: ``extra_columns`` + ``scenario_columns``."""
+        return self.extra_columns + tuple(self.scenario_columns(scenario))
 
     def play(self, plan, seed: int, first_trial: int, out) -> None:
         """Fill ``out`` with the outcome rows of trials ``first_trial`` onward. The kernel

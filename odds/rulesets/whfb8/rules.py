@@ -72,6 +72,10 @@ GROUP_KEYS = {
     "rules": (s.distinct_names, []),
     "fights_with": (s.text, None),
     "points": (s.number(0), None),
+    "character": (s.boolean, False),
+    "champion": (s.boolean, False),
+    "general": (s.boolean, False),
+    "battle_standard": (s.boolean, False),
 }
 
 SIDE_KEYS = {
@@ -82,7 +86,13 @@ SIDE_KEYS = {
     "battle_standard": (s.boolean, False),
     "general_Ld": (s.integer(1, 10), None),
     "in_contact": (s.integer(1, 100), None),
+    "charges": (s.text, None),
+    "facing": (s.choice("front", "flank", "rear"), None),
+    "attack_character": (s.choice("never", "always", "if_can_wound"), "never"),
 }
+
+CHALLENGE = ("never", "always", "champion_only")  # whether and with whom a side challenges
+ACCEPT = ("always", "never", "champion_first")    # how a challenged side answers
 
 ENGAGEMENT = {
     "charger": (s.choice("attacker", "defender"), "attacker"),
@@ -90,10 +100,15 @@ ENGAGEMENT = {
     "reaction": (s.choice("hold", "flee"), "hold"),
     "charge_distance": (s.number(0, 30), None),
     "pursue": (s.boolean, True),
+    "challenge": (s.choice(*CHALLENGE), "never"),
+    "accept": (s.choice(*ACCEPT), "always"),
+    **{f"{side}_{key}": (s.choice(*values), None) for side in ("attacker", "defender")
+       for key, values in (("challenge", CHALLENGE), ("accept", ACCEPT))},
 }
 
 RULES = {
     "supporting_attacks": (s.choice("8e", "resurrection"), "8e"),
+    "refusal": (s.choice("8e", "no_penalty"), "8e"),
 }
 
 def _killing_blow(value, where: s.Where) -> str:
@@ -282,26 +297,43 @@ def charts() -> tuple[list[list[int]], list[list[int]]]:
 
 
 def points(scenario, which: str) -> float | None:
-    """A side's points: each model's ``points`` plus its equipment's; None if none are given."""
-    group = scenario.side(which).models[0]
-    if group.options["points"] is None:
+    """A side's points: each model's ``points`` plus its equipment's, over all its units'
+    groups; None if none are given (:func:`check` refuses points on only some groups)."""
+    groups = [g for u in scenario.side(which).every_unit for g in u.models]
+    if groups[0].options["points"] is None:
         return None
     table = equipment(scenario)
-    return group.count * (group.options["points"] + sum(table[n].points for n in group.equipment))
+    return sum(g.count * (g.options["points"] + sum(table[n].points for n in g.equipment))
+               for g in groups)
+
+
+def _check_points(scenario, which: str) -> None:
+    given = [(g.options["points"] is not None, where / "models" / j / "points")
+             for unit, where in scenario.unit_wheres(which) for j, g in enumerate(unit.models)]
+    if any(ok for ok, _ in given) and not all(ok for ok, _ in given):
+        missing = next(w for ok, w in given if not ok)
+        raise missing.error("is required when another group of the side gives points "
+                            "(a side's points are every model's)")
 
 
 def check(scenario) -> None:
-    """Cross-field checks: one unit per side, equipment known and usable, reactions."""
+    """Cross-field checks: equipment known and usable, rules known, reactions; sides of
+    several units and heroes (:func:`odds.rulesets.whfb8.units.check`)."""
+    from odds.rulesets.whfb8 import units
+
     table = equipment(scenario)
     for key in ("attacker", "defender"):
-        side = scenario.side(key)
-        where = scenario.where(key)
-        if len(side.models) > 1:
-            raise (where / "models" / 1).error(
-                "whfb8 plays one rank-and-file group per unit (characters and champions in "
-                "their own group are not supported: see odds/rulesets/whfb8/README.md)")
-        _check_group(side.models[0], table, where / "models" / 0)
-        _check_rules(side.models[0], scenario, where / "models" / 0 / "rules")
+        for unit, where in scenario.unit_wheres(key):
+            for j, group in enumerate(unit.models):
+                if j > 0 and not units.led(scenario):
+                    raise (where / "models" / j).error(
+                        "a unit has one rank-and-file group: mark a character or champion "
+                        "with `character = true` or `champion = true`")
+                _check_group(group, table, where / "models" / j)
+                _check_rules(group, scenario, where / "models" / j / "rules")
+        _check_points(scenario, key)
+    if units.led(scenario):
+        units.check(scenario, lambda group: group_rules(group, scenario))
     e = scenario.engagement
     if e["reaction"] == "flee" and e["charge_distance"] is None:
         raise s.Where(scenario.source, "engagement.charge_distance").error(
@@ -316,7 +348,7 @@ def _check_rules(group, scenario, where: s.Where) -> None:
                                kind="special rule")
     chosen = group_rules(group, scenario)
     if any(r.immune_to_psychology for r in chosen) and \
-            scenario.engagement["reaction"] == "flee" and group is _charged(scenario).models[0]:
+            scenario.engagement["reaction"] == "flee" and group in _charged(scenario).models:
         raise s.Where(scenario.source, "engagement.reaction").error(
             "a unit Immune to Psychology may not flee as a charge reaction (it holds)")
 
