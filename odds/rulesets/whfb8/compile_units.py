@@ -47,62 +47,66 @@ AIMS = {"never": 0, "always": 1, "if_can_wound": 2}
 NO_MOUNT = {"WS": 1, "S": 1, "I": 1, "A": 0}
 
 
+UNIT_FIELDS = (  # plan.unit[field, side, unit]
+    "width", "unit_size",
+    "ld",                   # the rank-and-file's Ld
+    "lent_ld",              # the unit key general_Ld (a general outside the fight), 0 none
+    "rank_models",          # models that make a rank (R2-11)
+    "horde_files",          # 0: never a Horde (R2-5)
+    "support_ranks",        # supporting ranks without the Horde
+    "support_attacks",      # supporting attacks a supporting model makes
+    "attacks",              # A of a rank-and-file model in contact, before Frenzy (R2-4)
+    "first_attacks",        # its extra A in the first round
+    "mount_attacks",
+    "impact_hits",          # fixed Impact Hits per model in contact, on the charge
+    "stomps",               # fixed Stomps per model in contact, every round
+    "champion_bonus",       # the unit key `champion`: +1 A in contact
+    "frenzy", "standard", "musician", "stubborn", "unbreakable", "swiftstride",
+    "cold_blooded", "strength_in_numbers", "causes_fear",
+    "fear_immune",          # never tests for Fear: causes it, Unbreakable, Immune to Psychology
+    "aims",                 # attack_character: AIMS
+    "hero_first",           # its first hero's index (the heroes of a unit are consecutive)
+    "hero_count",
+    "bsb_key",              # the unit key battle_standard: while the unit fights
+)
+BODY_FIELDS = (  # plan.body[field, side, body]
+    "count",                # models at the start (a hero: 1; a unit of heroes alone: 0)
+    "wounds", "body_unit",
+    "champion",             # a champion: takes the unit's wounds after its last model
+    "hero_ld",
+    "hero_attacks",         # a hero's A, to pick whom a refused challenge benches
+)
+STRIKER_FIELDS = (  # plan.striker[field, striker]
+    "side", "unit",
+    "hero",                 # -1: a unit's part
+    "kind",
+    "fixed",                # a hero striker's counted attacks (its mount's: the mount's A)
+    "first",                # its extra attacks in the first round
+)
+SIDE_FIELDS = (  # plan.side[field, side]
+    "units", "heroes",
+    "general",              # the general's hero index, -1 none
+    "bearer",               # the battle standard bearer's hero index, -1 none
+    "challenge",            # CHALLENGES policy
+    "accept",               # ACCEPTS policy
+)
+ENGAGEMENT_FIELDS = ("charging", "charged", "face")  # plan.engagement[field, e]
+
+
 class UnitsPlan(NamedTuple):
     """Arrays by side (0 attacker, 1 defender); U units, H heroes, B = U + H bodies a side,
-    E engagements, J strikers, K strike steps."""
+    E engagements, J strikers, K strike steps. Fields of one shape share one array (the
+    *_FIELDS above): numba passes a plan to a function field by field."""
 
-    units: np.ndarray          # (2,) units of each side
-    heroes: np.ndarray         # (2,) heroes of each side
-    # bodies (2, B)
-    count: np.ndarray          # models at the start (a hero: 1; a unit of heroes alone: 0)
-    wounds: np.ndarray         # W
-    body_unit: np.ndarray      # the unit it belongs to
-    champion: np.ndarray       # a champion: takes the unit's wounds after its last model
-    character: np.ndarray      # a character
-    hero_ld: np.ndarray        # a hero's Ld
-    hero_attacks: np.ndarray   # a hero's A, to pick whom a refused challenge benches
-    # units (2, U)
-    width: np.ndarray
-    unit_size: np.ndarray      # models at the start, heroes included
-    ld: np.ndarray             # the rank-and-file's Ld (0 without), or the side's general_Ld
-    rank_models: np.ndarray    # models that make a rank (R2-11)
-    horde_files: np.ndarray    # 0: never a Horde
-    support_ranks: np.ndarray  # supporting ranks without the Horde (R2-5)
-    support_attacks: np.ndarray  # supporting attacks a supporting model makes
-    attacks: np.ndarray        # A of a rank-and-file model in contact, before Frenzy
-    first_attacks: np.ndarray  # its extra A in the first round
-    mount_attacks: np.ndarray
-    impact_hits: np.ndarray    # fixed Impact Hits per model in contact, on the charge
-    stomps: np.ndarray         # fixed Stomps per model in contact, every round
-    champion_bonus: np.ndarray  # the unit key `champion`: +1 A in contact
-    frenzy: np.ndarray
-    standard: np.ndarray
-    musician: np.ndarray
-    stubborn: np.ndarray
-    unbreakable: np.ndarray
-    swiftstride: np.ndarray
-    cold_blooded: np.ndarray
-    strength_in_numbers: np.ndarray
-    tests_fear: np.ndarray     # faces a Fear-causing enemy unit without causing Fear
-    aims: np.ndarray           # attack_character: AIMS
-    hero_first: np.ndarray     # its first hero's index (heroes of a unit are consecutive)
-    hero_count: np.ndarray
-    # engagements (E,): the charging unit, the charged unit, the face it hit
-    charging_unit: np.ndarray
-    charged_unit: np.ndarray
-    face: np.ndarray
-    # strikers (J,)
-    striker_side: np.ndarray
-    striker_unit: np.ndarray
-    striker_hero: np.ndarray   # -1: a unit's part
-    striker_kind: np.ndarray
+    unit: np.ndarray           # (len(UNIT_FIELDS), 2, U)
+    body: np.ndarray           # (len(BODY_FIELDS), 2, B)
+    striker: np.ndarray        # (len(STRIKER_FIELDS), J)
+    side: np.ndarray           # (len(SIDE_FIELDS), 2)
+    engagement: np.ndarray     # (3, E): the charging unit, the charged unit, the face it hit
     steps: np.ndarray          # (K, J) strikers at each strike step, highest key first, -1 padded
-    hero_rolled: np.ndarray    # (J, 3) a hero's Random Attacks dice, NO_DICE if none
-    unit_rolled: np.ndarray    # (J, 3) a unit part's dice per model in contact (Random
-                               # Attacks in FIGHTING, Impact Hits, Stomps), NO_DICE if none
-    hero_attacks_fixed: np.ndarray  # (J,) a hero striker's counted attacks (mount: its A)
-    hero_first_attacks: np.ndarray  # (J,) its extra attacks in the first round
-    can_wound: np.ndarray      # (J, B) the striker's attacks can wound the enemy body at all
+    rolled: np.ndarray         # (J, 3) dice per model (a unit's part: Random Attacks in
+                               # FIGHTING, Impact Hits, Stomps) or a hero's Random Attacks
+    can_wound: np.ndarray      # (2 rounds, J, B) its attacks can wound the enemy body at all
     # chances (2 rounds, 2 afraid, 2 enemy afraid, 2 enemy frenzied, 2 front, J, B)
     p_unsaved: np.ndarray
     p_slay: np.ndarray
@@ -111,17 +115,17 @@ class UnitsPlan(NamedTuple):
     cdf_top: np.ndarray
     multiple_wounds: np.ndarray  # (2 rounds, J, 3)
     multiplies: np.ndarray     # (2 rounds, J)
-    # the side
     charger: int
-    general: np.ndarray        # (2,) the general's hero index, -1 none
-    bearer: np.ndarray         # (2,) the battle standard bearer's hero index, -1 none
-    battle_standard: np.ndarray  # (2,) the side key: a battle standard that never falls
-    challenge: np.ndarray      # (2,) CHALLENGES policy
-    accept: np.ndarray         # (2,) ACCEPTS policy
     refusal_penalty: bool      # [rules] refusal = "8e"
+    reroll_all: bool           # [rules] battle_standard_rerolls = "all": Fear, restraint too
+    disrupted_steadfast: bool  # [rules] disrupted_steadfast: a disrupted unit stays Steadfast
     pursue: bool
     max_rounds: int
     unit_columns: bool         # the record has each unit's fate, lost, wounds
+
+
+def _index(fields: tuple[str, ...]) -> dict[str, int]:
+    return {name: i for i, name in enumerate(fields)}
 
 
 def compile_units(scenario) -> UnitsPlan:
@@ -136,135 +140,113 @@ def compile_units(scenario) -> UnitsPlan:
     U = max(len(x) for x in sides)
     H = max(1, max(sum(len(un.heroes(u)) for u in x) for x in sides))
     B = U + H
-
-    def z(*shape, value=0):
-        return np.full(shape, value, np.int64)
-
-    count, wounds, body_unit = z(2, B), z(2, B, value=1), z(2, B)
-    champion, character, hero_ld, hero_attacks = z(2, B), z(2, B), z(2, B), z(2, B)
-    unit_arrays = {name: z(2, U) for name in (
-        "width", "unit_size", "ld", "rank_models", "horde_files", "support_ranks",
-        "support_attacks", "attacks", "first_attacks", "mount_attacks", "impact_hits",
-        "stomps", "champion_bonus", "frenzy", "standard", "musician", "stubborn",
-        "unbreakable", "swiftstride", "cold_blooded", "strength_in_numbers", "tests_fear",
-        "aims", "hero_first", "hero_count")}
-    ua = unit_arrays
-    general, bearer, battle_standard = z(2, value=-1), z(2, value=-1), z(2)
-    # what each body is, for the chances: (group, unit side options, is_rank_and_file)
-    bodies = [[None] * B for _ in range(2)]
-    causes_fear = z(2, U)
+    unit = {name: np.zeros((2, U), np.int64) for name in UNIT_FIELDS}
+    body = {name: np.zeros((2, B), np.int64) for name in BODY_FIELDS}
+    body["wounds"][:] = 1
+    side = {name: np.full(2, -1, np.int64) for name in SIDE_FIELDS}
+    bodies = [[None] * B for _ in range(2)]  # (group, unit) of each body, None: padding
     for s in range(2):
+        side["units"][s] = len(sides[s])
+        side["heroes"][s] = sum(len(un.heroes(u)) for u in sides[s])
+        side["challenge"][s] = CHALLENGES[un.policy(scenario, keys[s], "challenge")]
+        side["accept"][s] = ACCEPTS[un.policy(scenario, keys[s], "accept")]
         h = 0
-        battle_standard[s] = any(u.options["battle_standard"] for u in sides[s])
-        for u, unit in enumerate(sides[s]):
-            plain = un.rank_and_file(unit)
-            heroes = un.heroes(unit)
-            lead = plain or heroes[0]
-            troop = troops[lead.options["troop_type"]]
-            rules = group_rules(plain, scenario) if plain else []
-            ua["width"][s, u] = unit.options["width"]
-            ua["unit_size"][s, u] = (plain.count if plain else 0) + len(heroes)
-            ua["ld"][s, u] = max(plain.profile["Ld"] if plain else 0,
-                                 unit.options["general_Ld"] or 0)
-            ua["rank_models"][s, u] = getattr(troop, "rank_models", 5)
-            horde = troop.horde_files
-            ua["horde_files"][s, u] = (10 if horde else 0) if resurrection else horde
-            ua["standard"][s, u] = unit.options["standard"]
-            ua["musician"][s, u] = unit.options["musician"]
-            ua["champion_bonus"][s, u] = unit.options["champion"]
-            ua["aims"][s, u] = AIMS[unit.options["attack_character"]]
-            ua["hero_first"][s, u], ua["hero_count"][s, u] = h, len(heroes)
-            for key, name in (("frenzy", "frenzy"), ("stubborn", "stubborn"),
-                              ("unbreakable", "unbreakable"), ("swiftstride", "swiftstride"),
-                              ("cold_blooded", "cold_blooded"),
-                              ("strength_in_numbers", "strength_in_numbers")):
-                ua[key][s, u] = any(getattr(r, name) for r in rules)
-            causes_fear[s, u] = any(r.causes_fear for r in rules)
+        for u, each in enumerate(sides[s]):
+            plain = un.rank_and_file(each)
+            heroes = un.heroes(each)
+            _unit_row(unit, s, u, each, plain, heroes, scenario, table, troops, resurrection,
+                      charger == s, h)
             if plain:
-                _unit_attacks(ua, s, u, plain, rules, table, troop, resurrection,
-                              charger == s)
-            bodies[s][u] = (plain, unit, True) if plain else None
-            count[s, u] = plain.count if plain else 0
-            wounds[s, u] = plain.profile["W"] if plain else 1
-            body_unit[s, u] = u
+                bodies[s][u] = (plain, each)
+                body["count"][s, u], body["wounds"][s, u] = plain.count, plain.profile["W"]
+            body["body_unit"][s, u] = u
             for group in heroes:
                 b = U + h
-                bodies[s][b] = (group, unit, False)
-                count[s, b], wounds[s, b], body_unit[s, b] = 1, group.profile["W"], u
-                champion[s, b] = group.options["champion"]
-                character[s, b] = group.options["character"]
-                hero_ld[s, b] = group.profile["Ld"]
-                hero_attacks[s, b] = group.profile["A"]
+                bodies[s][b] = (group, each)
+                body["count"][s, b], body["wounds"][s, b] = 1, group.profile["W"]
+                body["body_unit"][s, b] = u
+                body["champion"][s, b] = group.options["champion"]
+                body["hero_ld"][s, b] = group.profile["Ld"]
+                body["hero_attacks"][s, b] = group.profile["A"]
                 if group.options["general"]:
-                    general[s] = h
+                    side["general"][s] = h
                 if group.options["battle_standard"]:
-                    bearer[s] = h
+                    side["bearer"][s] = h
                 h += 1
-
     pairs = un.engagements(scenario)
-    E = len(pairs)
-    charging_unit = np.array([p[0] for p in pairs], np.int64)
-    charged_unit = np.array([p[1] for p in pairs], np.int64)
-    face = np.array([FACES[p[2]] for p in pairs], np.int64)
-    for e in range(E):  # R2-7: Fear of an engaged enemy unit
-        for s, u, v in ((charger, charging_unit[e], charged_unit[e]),
-                        (1 - charger, charged_unit[e], charging_unit[e])):
-            if causes_fear[1 - s, v] and not causes_fear[s, u]:
-                unit = sides[s][u]
-                plain = un.rank_and_file(unit)
-                rules = group_rules(plain, scenario) if plain else []
-                if not any(r.unbreakable or r.immune_to_psychology for r in rules):
-                    ua["tests_fear"][s, u] = 1
-
+    engagement = np.array([[p[0] for p in pairs], [p[1] for p in pairs],
+                           [FACES[p[2]] for p in pairs]], np.int64)
     strikers = _strikers(scenario, sides, bodies, table, U, charger)
     J = len(strikers)
-    steps = _steps(strikers)
     p = np.zeros((2, 2, 2, 2, 2, J, B))
     p_slay = np.zeros_like(p)
-    can_wound = z(J, B)
+    can_wound = np.zeros((2, J, B), np.int64)
     multiple_wounds = np.zeros((2, J, 3), np.int64)
     multiple_wounds[:] = NO_DICE
-    for j, st in enumerate(strikers):
-        s = st["side"]
-        t = 1 - s
+    for j, x in enumerate(strikers):
         for b in range(B):
-            if bodies[t][b] is None:
-                continue
-            target, target_unit, _ = bodies[t][b]
-            _chances(p, p_slay, can_wound, multiple_wounds, j, b, st, target, target_unit,
-                     scenario, table, troops, to_hit, to_wound, charger, t)
-    most = np.array([st["most"] for st in strikers], np.int64)
+            if bodies[1 - x["side"]][b] is not None:
+                _chances(p, p_slay, can_wound, multiple_wounds, j, b, x, *bodies[1 - x["side"]][b],
+                         scenario, table, troops, to_hit, to_wound, charger)
+    for j, x in enumerate(strikers):  # R2-4: mounts and supporters aim with their riders
+        if x["kind"] in (SUPPORTING, MOUNT, HERO_MOUNT):
+            rider = next(i for i, y in enumerate(strikers) if y["side"] == x["side"]
+                         and y["unit"] == x["unit"] and y["hero"] == x["hero"]
+                         and y["kind"] in (FIGHTING, HERO))
+            can_wound[:, j] = can_wound[:, rider]
+    most = np.array([x["most"] for x in strikers], np.int64)
     cdf, cdf_offset, cdf_top = cdf_tables(p, np.broadcast_to(most[:, None], p.shape))
     multiplies = (multiple_wounds[:, :, 0] + multiple_wounds[:, :, 2] > 0).astype(np.int64)
-    refusal = scenario.rules["refusal"] == "8e"
     return UnitsPlan(
-        units=np.array([len(x) for x in sides], np.int64),
-        heroes=np.array([sum(len(un.heroes(u)) for u in x) for x in sides], np.int64),
-        count=count, wounds=wounds, body_unit=body_unit, champion=champion,
-        character=character, hero_ld=hero_ld, hero_attacks=hero_attacks,
-        **unit_arrays,
-        charging_unit=charging_unit, charged_unit=charged_unit, face=face,
-        striker_side=np.array([x["side"] for x in strikers], np.int64),
-        striker_unit=np.array([x["unit"] for x in strikers], np.int64),
-        striker_hero=np.array([x["hero"] for x in strikers], np.int64),
-        striker_kind=np.array([x["kind"] for x in strikers], np.int64),
-        steps=steps,
-        hero_rolled=np.array([x["hero_rolled"] for x in strikers], np.int64),
-        unit_rolled=np.array([x["unit_rolled"] for x in strikers], np.int64),
-        hero_attacks_fixed=np.array([x["fixed"] for x in strikers], np.int64),
-        hero_first_attacks=np.array([x["first"] for x in strikers], np.int64),
+        unit=np.stack([unit[k] for k in UNIT_FIELDS]),
+        body=np.stack([body[k] for k in BODY_FIELDS]),
+        striker=np.array([[x[k] for x in strikers] for k in STRIKER_FIELDS], np.int64),
+        side=np.stack([side[k] for k in SIDE_FIELDS]),
+        engagement=engagement,
+        steps=_steps(strikers),
+        rolled=np.array([x["rolled"] for x in strikers], np.int64),
         can_wound=can_wound,
         p_unsaved=p, p_slay=p_slay, cdf=cdf, cdf_offset=cdf_offset, cdf_top=cdf_top,
         multiple_wounds=multiple_wounds, multiplies=multiplies,
-        charger=charger, general=general, bearer=bearer, battle_standard=battle_standard,
-        challenge=np.array([CHALLENGES[un.policy(scenario, k, "challenge")] for k in keys],
-                           np.int64),
-        accept=np.array([ACCEPTS[un.policy(scenario, k, "accept")] for k in keys], np.int64),
-        refusal_penalty=refusal,
+        charger=charger,
+        refusal_penalty=scenario.rules["refusal"] == "8e",
+        reroll_all=scenario.rules.get("battle_standard_rerolls", "all") == "all",
+        disrupted_steadfast=bool(scenario.rules.get("disrupted_steadfast", True)),
         pursue=bool(scenario.engagement["pursue"]),
         max_rounds=int(scenario.simulation["max_rounds"]),
         unit_columns=any(scenario.side(k).units for k in keys),
     )
+
+
+def _unit_row(unit, s, u, each, plain, heroes, scenario, table, troops, resurrection,
+              charging, first_hero) -> None:
+    """Unit u of side s: its formation, command, psychology and rank-and-file attacks."""
+    troop = troops[(plain or heroes[0]).options["troop_type"]]
+    rules = group_rules(plain, scenario) if plain else []
+    row = {
+        "width": each.options["width"],
+        "unit_size": (plain.count if plain else 0) + len(heroes),
+        "ld": plain.profile["Ld"] if plain else 0,
+        "lent_ld": each.options["general_Ld"] or 0,
+        "rank_models": getattr(troop, "rank_models", 5),
+        "horde_files": (10 if troop.horde_files else 0) if resurrection else troop.horde_files,
+        "standard": each.options["standard"],
+        "musician": each.options["musician"],
+        "champion_bonus": each.options["champion"],
+        "bsb_key": each.options["battle_standard"],
+        "aims": AIMS[each.options["attack_character"]],
+        "hero_first": first_hero,
+        "hero_count": len(heroes),
+        "fear_immune": any(r.causes_fear or r.unbreakable or r.immune_to_psychology
+                           for r in rules),
+    }
+    for key in ("frenzy", "stubborn", "unbreakable", "swiftstride", "cold_blooded",
+                "strength_in_numbers", "causes_fear"):
+        row[key] = any(getattr(r, key) for r in rules)
+    if plain:
+        row.update(_unit_attacks(plain, rules, table, troop, resurrection, charging))
+    for key, value in row.items():
+        unit[key][s, u] = value
 
 
 def _dice_of(rules, key):
@@ -272,27 +254,27 @@ def _dice_of(rules, key):
     return tuple(next((getattr(x, key) for x in rules if getattr(x, key)), NO_DICE))
 
 
-def _unit_attacks(ua, s, u, plain, rules, table, troop, resurrection, charging) -> None:
+def _unit_attacks(plain, rules, table, troop, resurrection, charging) -> dict:
     """A unit's rank-and-file attacks (R2-4, R2-5): counted A, first-round A, supporting
     ranks and attacks, mounts, fixed Impact Hits and Stomps."""
     weapon = fighting_weapon(plain, table)
-    mount = plain.options["mount"] or NO_MOUNT
     random = _dice_of(rules, "random_attacks")
-    base = 0 if random != NO_DICE else plain.profile["A"]
-    if random != NO_DICE and random[0] == 0:  # a whole number: counted
-        base = random[2]
-    ua["attacks"][s, u] = base + (0 if troop.mounted else weapon.extra_attack) + sum(
-        x.extra_attacks for x in active_rules(rules, False, False))
-    ua["first_attacks"][s, u] = sum(x.extra_attacks for x in active_rules(rules, True, charging)) \
-        - sum(x.extra_attacks for x in active_rules(rules, False, False))
-    ua["mount_attacks"][s, u] = mount["A"]
+    base = plain.profile["A"] if random == NO_DICE else (random[2] if random[0] == 0 else 0)
+    later = sum(x.extra_attacks for x in active_rules(rules, False, False))
     foot_extra = not troop.mounted and (weapon.extra_rank or any(r.extra_rank for r in rules))
-    ua["support_ranks"][s, u] = int(foot_extra) if resurrection else 1 + foot_extra
-    most = getattr(troop, "support_max", 1)
-    ua["support_attacks"][s, u] = 1 if resurrection else min(plain.profile["A"], most)
+    row = {
+        "attacks": base + (0 if troop.mounted else weapon.extra_attack) + later,
+        "first_attacks": sum(x.extra_attacks for x in active_rules(rules, True, charging))
+        - later,
+        "mount_attacks": (plain.options["mount"] or NO_MOUNT)["A"],
+        "support_ranks": int(foot_extra) if resurrection else 1 + foot_extra,
+        "support_attacks": 1 if resurrection else min(plain.profile["A"],
+                                                      getattr(troop, "support_max", 1)),
+    }
     for key, name in (("impact_hits", "impact_hits"), ("stomps", "stomp")):
         spec = _dice_of(rules, name)
-        ua[key][s, u] = spec[2] if spec != NO_DICE and spec[0] == 0 else 0
+        row[key] = spec[2] if spec != NO_DICE and spec[0] == 0 else 0
+    return row
 
 
 def _strikers(scenario, sides, bodies, table, U, charger) -> list[dict]:
@@ -315,8 +297,8 @@ def _strikers(scenario, sides, bodies, table, U, charger) -> list[dict]:
                 random = _dice_of(rules, "random_attacks")
                 impact = _dice_of(rules, "impact_hits")
                 stomp = _dice_of(rules, "stomp")
-                stomped = [troops[g[0].options["troop_type"]].stomped
-                           for g in bodies[1 - s] if g is not None]
+                stomped = [troops[g.options["troop_type"]].stomped
+                           for g, _ in filter(None, bodies[1 - s])]
                 top = plain.profile["A"] + 5 + 1 + random[0] * random[1] + random[2]
                 parts = [(FIGHTING, key, random if random[0] else NO_DICE, front * top),
                          (SUPPORTING, key, NO_DICE, front * 3 * 3)]
@@ -333,13 +315,13 @@ def _strikers(scenario, sides, bodies, table, U, charger) -> list[dict]:
                                   front * (stomp[0] * stomp[1] + stomp[2])))
                 for kind, k, dice, most in parts:
                     out.append(dict(side=s, unit=u, hero=-1, kind=kind, key=k, group=plain,
-                                    unit_rolled=dice, hero_rolled=NO_DICE, fixed=0, first=0,
-                                    most=most + 1, rules=rules, weapon=weapon))
+                                    rolled=dice, fixed=0, first=0, most=most + 1, rules=rules,
+                                    weapon=weapon))
         for b in range(U, len(bodies[s])):
             if bodies[s][b] is None:
                 continue
-            group, unit, _ = bodies[s][b]
-            u = sides[s].index(unit)
+            group, each = bodies[s][b]
+            u = next(i for i, x in enumerate(sides[s]) if x is each)
             rules = group_rules(group, scenario)
             weapon = fighting_weapon(group, table)
             mounted = troops[group.options["troop_type"]].mounted
@@ -355,15 +337,14 @@ def _strikers(scenario, sides, bodies, table, U, charger) -> list[dict]:
             most = fixed + max(0, first_extra) + random[0] * random[1] + random[2] + 1
             out.append(dict(side=s, unit=u, hero=b - U, kind=HERO,
                             key=strike_key(group.profile["I"], first, last), group=group,
-                            unit_rolled=NO_DICE, hero_rolled=random if random[0] else NO_DICE,
-                            fixed=fixed, first=first_extra, most=most, rules=rules,
-                            weapon=weapon))
+                            rolled=random if random[0] else NO_DICE, fixed=fixed,
+                            first=first_extra, most=most, rules=rules, weapon=weapon))
             mount = group.options["mount"] or NO_MOUNT
             if mount["A"] > 0:
                 out.append(dict(side=s, unit=u, hero=b - U, kind=HERO_MOUNT,
                                 key=strike_key(mount["I"], False, False), group=group,
-                                unit_rolled=NO_DICE, hero_rolled=NO_DICE, fixed=mount["A"],
-                                first=0, most=mount["A"] + 1, rules=[], weapon=HAND_WEAPON))
+                                rolled=NO_DICE, fixed=mount["A"], first=0,
+                                most=mount["A"] + 1, rules=[], weapon=HAND_WEAPON))
     return out
 
 
@@ -387,10 +368,11 @@ def _armour(group, items, mounted) -> int:
 
 
 def _chances(p, p_slay, can_wound, multiple_wounds, j, b, st, target, target_unit, scenario,
-             table, troops, to_hit, to_wound, charger, t) -> None:
+             table, troops, to_hit, to_wound, charger) -> None:
     """P(an attack of striker ``j`` causes an unsaved wound on body ``b``), per round type,
     Fear of either unit, the target's Frenzy and whether it is attacked in its front."""
     s = st["side"]
+    t = 1 - s
     group, kind = st["group"], st["kind"]
     prof, tp = group.profile, target.profile
     items = [table[n] for n in target.equipment]
@@ -405,7 +387,8 @@ def _chances(p, p_slay, can_wound, multiple_wounds, j, b, st, target, target_uni
     rules, weapon = st["rules"], st["weapon"]
     first = any(r.strikes_first for r in rules)
     last = weapon.strikes_last or any(r.strikes_last for r in rules)
-    target_first = any(r.strikes_first for r in t_rules)
+    target_first = any(r.strikes_first for r in t_rules) and not (
+        t_weapon.strikes_last or any(r.strikes_last for r in t_rules))
     man_sized = t_troop.killing_blow
     one_wound = tp["W"] == 1
     for r in (FIRST, LATER):
@@ -425,8 +408,7 @@ def _chances(p, p_slay, can_wound, multiple_wounds, j, b, st, target, target_uni
         if by.multiple_wounds and not one_wound:
             multiple_wounds[r, j] = by.multiple_wounds
         wound = to_wound[strength - 1][tp["T"] - 1]
-        if r == FIRST:
-            can_wound[j, b] = int(wound < NO_SAVE or by.poisoned or by.wounds_on is not None)
+        can_wound[r, j, b] = int(wound < NO_SAVE or by.poisoned or by.wounds_on is not None)
         on = saving(active_rules(t_rules, r == FIRST, r == FIRST and t == charger))
         for afraid in (0, 1):
             for enemy_afraid in (0, 1):
@@ -441,3 +423,5 @@ def _chances(p, p_slay, can_wound, multiple_wounds, j, b, st, target, target_uni
                                                     man_sized)
                         if one_wound:
                             p[i], p_slay[i] = p[i] + p_slay[i], 0.0
+                        if kind == STOMP and not t_troop.stomped:
+                            p[i], p_slay[i] = 0.0, 0.0

@@ -81,11 +81,12 @@ def check(scenario, rules_of) -> None:
                     if number > 1 and group.options[what]:
                         raise (where / "models" / j / what).error(
                             f"a side has at most one {what.replace('_', ' ')} (a second one)")
-            if bearers and any(u.options["battle_standard"] for u in
-                               scenario.side(key).every_unit):
-                raise (where / "battle_standard").error(
-                    "the side has a battle standard bearer among its characters: give the "
-                    "battle standard once, on the character or as this unit key")
+        if bearers:
+            for unit, where in scenario.unit_wheres(key):
+                if unit.options["battle_standard"]:
+                    raise (where / "battle_standard").error(
+                        "the side has a battle standard bearer among its characters: give "
+                        "the battle standard once, on the character or as this unit key")
     _check_charges(scenario)
     e = scenario.engagement
     if e["reaction"] == "flee":
