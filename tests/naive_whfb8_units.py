@@ -248,7 +248,6 @@ class Fight:
                                                "simultaneous") == "simultaneous"
         self.all_rerolls = scenario.rules.get("battle_standard_rerolls", "all") == "all"
         self.duel = None          # (hero, hero) fighting a challenge
-        self.duel_cap = [0, 0]    # overkill cap of each side's duellist this round
         self.refused = None       # the character who refused this round
         self.first_round = False
         self.winner = NONE
@@ -713,11 +712,22 @@ class Fight:
                         u.state = "destroyed"
             self.end_duel()
 
-    def score(self, s, caused, overkill) -> int:
+    def fight_round(self) -> list:
+        """The fighting of one round; each side's wounds for the combat result (R2-11): the
+        unsaved wounds it caused, and its challenge's overkill, at most the foe's wounds left
+        at the start of the round + 5."""
+        caused, overkill, cap = [0, 0], [0, 0], [0, 0]
+        if self.duel is not None:
+            a, b = self.duel
+            cap[a.unit.side], cap[b.unit.side] = b.left() + 5, a.left() + 5
+        self.fight_steps(caused, overkill)
+        return [caused[s] + min(overkill[s], cap[s]) for s in (0, 1)]
+
+    def score(self, s, wounds) -> int:
         """R2-11 over the side's units in the combat."""
         mine = [u for u in self.units[s] if u.fighting()]
         fought = self.fought()
-        total = caused[s] + min(overkill[s], self.duel_cap[s])
+        total = wounds[s]
         total += self.first_round and s == self.charger
         ranks = [min(3, max(0, u.ranks_of_five() - 1)) for u in mine
                  if not self.disrupted(u, fought)]
@@ -733,16 +743,10 @@ class Fight:
 
     def round(self) -> bool:
         """One round; True when the fight is over."""
-        caused, overkill = [0, 0], [0, 0]
-        self.duel_cap = [0, 0]
-        if self.duel is not None:
-            a, b = self.duel
-            self.duel_cap[a.unit.side] = b.left() + 5
-            self.duel_cap[b.unit.side] = a.left() + 5
-        self.fight_steps(caused, overkill)
+        wounds = self.fight_round()
         if self.over():
             return True
-        score = [self.score(0, caused, overkill), self.score(1, caused, overkill)]
+        score = [self.score(0, wounds), self.score(1, wounds)]
         if score[0] == score[1]:
             m = [any(u.options["musician"] for u in side if u.fighting()) for side in self.units]
             if m[0] == m[1]:
@@ -821,12 +825,16 @@ class Fight:
         rounds = 0
         done = False
         while not done and rounds < self.scenario.simulation["max_rounds"]:
-            self.first_round = rounds == 0
             rounds += 1
-            self.challenge_phase(rounds)
-            self.fear()
+            self.begin_round(rounds)
             done = self.round()
         return self.outcome(rounds, done)
+
+    def begin_round(self, rounds) -> None:
+        """The start of round ``rounds`` (1 is the first): challenges, then Fear tests."""
+        self.first_round = rounds == 1
+        self.challenge_phase(rounds)
+        self.fear()
 
     def outcome(self, rounds, done) -> dict:
         winner, end = NONE, UNRESOLVED
