@@ -10,7 +10,8 @@ with the package. ``play(scenario, rng)`` plays one fight and returns its outcom
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 
 from naive_whfb8 import best_reroll, ld_roll, movement_roll, roll_dice, roll_die
 
@@ -50,21 +51,27 @@ class Kind:
                 or (first_round and r.when == "first round")
                 or (first_round and charging and r.when == "charging")]
 
-    @property
+    @cached_property
     def asf(self) -> bool:
         """Always Strikes First, not cancelled by Always Strikes Last (R2-6)."""
         return self.has("strikes_first") and not self.asl_given
 
-    @property
+    @cached_property
     def asl(self) -> bool:
         return self.asl_given and not self.has("strikes_first")
 
-    @property
+    @cached_property
     def asl_given(self) -> bool:
         return self.weapon.strikes_last or self.has("strikes_last")
 
     def dice_of(self, key):
         return next((getattr(x, key) for x in self.rules if getattr(x, key)), None)
+
+    @cached_property
+    def parries(self) -> bool:
+        """On foot, fighting with the hand weapon and carrying a shield (R2-9)."""
+        return (not self.mounted and not self.weapon.is_weapon
+                and any(i.parry for i in self.items))
 
 
 def kind_of(group, scenario, table) -> Kind:
@@ -328,8 +335,7 @@ class Fight:
         forced = any(x.enemy_rerolls_armour for x in mine)
         ward = tk.profile["Ward"] or 7
         frenzied = t.hero is None and tk is t.unit.rf and t.unit.frenzied
-        if (not tk.mounted and not tk.weapon.is_weapon and any(i.parry for i in tk.items)
-                and t.front and not frenzied):
+        if tk.parries and t.front and not frenzied:
             ward = min(ward, 6)
         if not any(x.flaming for x in mine):
             ward = min([ward] + [x.regeneration for x in theirs if x.regeneration])
@@ -541,9 +547,14 @@ class Fight:
         return parts
 
     def strike_keys(self) -> list:
-        out = {10, 0}
+        """Every step at which something may strike: riders, mounts, Impact Hits (10) and
+        Stomps (0)."""
+        out = set()
         for side in self.units:
             for u in side:
+                if u.rf is not None:
+                    out |= {10} if u.rf.dice_of("impact_hits") else set()
+                    out |= {0} if u.rf.dice_of("stomp") else set()
                 for kind in ([u.rf] if u.rf else []) + [h.kind for h in u.heroes]:
                     out.add(self.key(kind))
                     if kind.mount:

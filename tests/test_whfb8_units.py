@@ -3,19 +3,22 @@ odds/rulesets/whfb8/units.py refused with its field named, and closed-form check
 one-die-at-a-time reference tests/naive_whfb8_units.py (fixed seeds, |z| < 4)."""
 from __future__ import annotations
 
-import copy
 import itertools
 import random
 from fractions import Fraction
 from math import comb
 
+import naive_whfb8 as one
 import naive_whfb8_units as naive
+import numpy as np
 import pytest
+from conftest import SCENARIOS
 from stats import assert_rate
+from test_whfb8_units_parity import z_score
 
 import odds
 from odds.cli import main
-from odds.core.outcome import UNIT_CAUGHT, UNIT_FLED
+from odds.core.outcome import COLUMNS, UNIT_CAUGHT, UNIT_FLED
 
 TRIALS = 4_000
 HARMLESS = dict(M=4, WS=3, S=1, T=5, W=1, I=3, A=1, Ld=7)  # S 1 cannot wound T 5 (R2-8)
@@ -353,3 +356,21 @@ def test_each_losing_unit_takes_its_own_break_test_R2_12():
     for i in (0, 1):
         assert_rate(sum(broke[i]), len(rows), p[i], f"P(unit {i} breaks)")
     assert_rate(sum(a and b for a, b in zip(*broke)), len(rows), p[0] * p[1], "P(both break)")
+
+
+@pytest.mark.parametrize("name", ["whfb8_knights_lance_charge.toml",
+                                  "whfb8_flank_charge_spearmen.toml"])
+def test_one_unit_sides_play_as_the_one_unit_reference_R2_1(name):
+    """R2-1 ... R2-14: a fight of one unit a side, written as lists of one unit, plays in
+    the units reference as in tests/naive_whfb8.py (|z| < 4 on every shared column)."""
+    plain = odds.load(SCENARIOS / name)
+    data = plain.to_dict()
+    data["attacker"], data["defender"] = ({"units": [data[k]]} for k in ("attacker", "defender"))
+    listed = odds.from_dict(data)
+    rng = random.Random(17)
+    prepared = one.prepare(plain)
+    a = [one.play_fight(plain, rng, prepared) for _ in range(2_000)]
+    b = [naive.play(listed, rng) for _ in range(2_000)]
+    for column in COLUMNS:
+        z = z_score(np.array([r[column] for r in a]), np.array([r[column] for r in b]))
+        assert abs(z) < 4, f"{name}: mean {column} z={z:.2f}"
