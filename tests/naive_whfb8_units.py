@@ -459,8 +459,7 @@ class Fight:
             if ga is not None and a.alive and b.alive:
                 for h, foe in ((a, b), (b, a)):
                     parts += self.rider_parts(h.unit, h.kind, 1,
-                                              Target(foe.unit, foe, foe.kind,
-                                                     ga.front_of(foe.unit)),
+                                              Target(foe.unit, foe, foe.kind, True),
                                               step, False, challenge=True)
         return parts
 
@@ -653,7 +652,7 @@ class Fight:
         if a.alive and b.alive and a.unit.fighting() and b.unit.fighting():
             return
         for h, foe in ((a, b), (b, a)):
-            if not foe.alive:  # both slain in one step: each slew its foe
+            if h.alive and not foe.alive:  # both slain in one step: nobody won
                 self.stats[("attacker", "defender")[h.unit.side] + "_challenges_won"] += 1
         self.duel = None
 
@@ -790,7 +789,7 @@ class Fight:
             return True
         self.pursue(engaged, fled)
         self.leave()
-        return self.over()
+        return self.over(DEFENDER if loser == 0 else ATTACKER)
 
     def pursue(self, engaged, fled) -> None:
         """R2-13: a winning unit whose every enemy fled pursues (or restrains); a fleeing unit
@@ -822,13 +821,14 @@ class Fight:
                     u.state = "left"
         self.end_duel()
 
-    def over(self) -> bool:
-        """Whether a side has no unit left in the combat; if so, the fight's winner (none
-        when both sides went in the same step)."""
+    def over(self, round_winner=NONE) -> bool:
+        """Whether a side has no unit left in the combat; if so, the fight's winner: the side
+        with units left; when neither has any, the winner of the round that ended it
+        (``round_winner``), or none when both sides were wiped out in the same step."""
         left = [any(u.fighting() for u in side) for side in self.units]
         if all(left):
             return False
-        self.winner = NONE if left[0] == left[1] else ATTACKER if left[0] else DEFENDER
+        self.winner = round_winner if left[0] == left[1] else ATTACKER if left[0] else DEFENDER
         return True
 
     # -- the fight ----------------------------------------------------------------------------

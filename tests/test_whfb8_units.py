@@ -130,10 +130,7 @@ def _two_plain_groups_one_unit():
      "attacker.units[0].models[3].battle_standard", "at most one battle standard"),
     (lambda: _bearer_and_unit_key(0), "attacker.units[0].battle_standard",
      "battle standard once"),
-    pytest.param(_bearer_and_unit_key, "attacker.units[1].battle_standard",
-                 "battle standard once", marks=pytest.mark.xfail(
-                     strict=True, reason="units.check blames the bearer's unit, not the unit "
-                     "that has the key")),
+    (_bearer_and_unit_key, "attacker.units[1].battle_standard", "battle standard once"),
     (lambda: base() | {"engagement": {"reaction": "flee", "charge_distance": 5}},
      "engagement.reaction", "flee reaction is not played yet"),
     (lambda: with_models(D0, [group("Others", 5, HARMLESS)]),

@@ -306,6 +306,7 @@ def _allocate(plan, st, n, inside, frenzied, duel, refused, heng, contact, befor
             rolls = plan.rolled[j, 0] > 0 and (kind != IMPACT or r == FIRST)
             left = models
             done = here
+            aimed = 0
             if plan.unit[U_AIMS, s, u] > 0 and (kind == FIGHTING or kind == SUPPORTING
                                         or kind == MOUNT):
                 for h2 in range(plan.unit[U_HERO_FIRST, t, v], plan.unit[U_HERO_FIRST, t, v]
@@ -328,13 +329,14 @@ def _allocate(plan, st, n, inside, frenzied, duel, refused, heng, contact, befor
                                          plan.rolled[j, 2])
                     alloc[j, U + h2] += a
                     front_of[j, U + h2] = front
+                    aimed += a
                     left -= m
                     done += m
-            if kind == SUPPORTING:
+            if kind == SUPPORTING:  # the rest, behind its heroes' files too
                 a = 0
                 if supports:
                     a = _supporters(plan, n, s, u, offset + files) - \
-                        _supporters(plan, n, s, u, offset + done)
+                        _supporters(plan, n, s, u, offset) - aimed
             else:
                 a = left * per_model
                 if kind == FIGHTING and (heng[s, u] == e or heng[s, u] < 0):
