@@ -185,8 +185,9 @@ def _check_values(check, ctx: _Context, data: dict) -> list:
         return allowed + [a.upper() for a in allowed[:1]] + [a + " " for a in allowed[:1]]
     if name == "boolean":
         return [True, False, "true", 1]
-    names = [g.get("name") for side in SIDES for g in data.get(side, {}).get("models", [])
-             if isinstance(g, dict)]
+    sides = [data.get(side) for side in SIDES]
+    names = [g.get("name") for side in sides if isinstance(side, dict)
+             for g in side.get("models", []) if isinstance(g, dict)]
     pair = names[:1] + names[-1:] if len(names) >= 2 else ["x", "y"]
     return [[pair], pair, [pair, pair], [pair[::-1]], [[pair[0]]], {"WS": 3}, [], "x",
             list(ctx.vocab[:3]), random.Random(name).choice(ctx.vocab)]

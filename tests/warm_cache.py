@@ -15,7 +15,7 @@ HALVES = (  # about equal compile times: wh40k3's kernel variants and solver are
     ("wh40k3_assault_marines_vs_boyz.toml", "wh40k3_two_squads_vs_ork_mob.toml",
      "d10skirmish_paratrooper_pushes_sniper.toml"),
     ("mordheim_captain_vs_night_runner.toml", "whfb8_knights_lance_charge.toml",
-     "blackpowder_cuirassiers_charge_lancers.toml"),
+     "blackpowder_cuirassiers_charge_lancers.toml", "whfb8_chaos_lord_combined_charge.toml"),
 )
 VARIANT_FLAGS = ("skilled", "extra")  # mordheim's and whfb8's second kernel variants
 
