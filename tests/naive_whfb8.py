@@ -43,6 +43,8 @@ class Unit:
     mounted: bool
     mount: dict | None
     horde: int              # files that make a Horde, 0: never
+    rank_models: int        # models that make a rank
+    support_max: int        # supporting attacks of one model at most (8e)
     killable: bool          # can be slain by a man-sized Killing Blow
     stomped: bool           # takes Stomps
     ranks: list = None      # models in each rank, front first
@@ -72,7 +74,17 @@ class Unit:
             self.ranks.pop()
 
     def ranks_of_five(self) -> int:
-        return sum(1 for r in self.ranks if r >= 5)
+        """Ranks of 5 or more models (3 or more for monstrous troops)."""
+        return sum(1 for r in self.ranks if r >= self.rank_models)
+
+    def strikes_first(self) -> bool:
+        """Always Strikes First, not cancelled by Always Strikes Last."""
+        return self.has("strikes_first") and not (self.weapon.strikes_last
+                                                  or self.has("strikes_last"))
+
+    def strikes_last(self) -> bool:
+        return (self.weapon.strikes_last or self.has("strikes_last")) and not self.has(
+            "strikes_first")
 
 
 def prepare(scenario):
@@ -81,14 +93,14 @@ def prepare(scenario):
     units = []
     for side in (scenario.attacker, scenario.defender):
         g = side.models[0]
+        troop = troop_types()[g.options["troop_type"]]
         units.append(Unit(profile=g.profile, width=side.options["width"], count=g.count,
                           options=side.options, rules=group_rules(g, scenario),
                           weapon=fighting_weapon(g, table), items=[table[n] for n in g.equipment],
-                          mounted=troop_types()[g.options["troop_type"]].mounted,
-                          mount=g.options["mount"],
-                          horde=troop_types()[g.options["troop_type"]].horde_files,
-                          killable=troop_types()[g.options["troop_type"]].killing_blow,
-                          stomped=troop_types()[g.options["troop_type"]].stomped))
+                          mounted=troop.mounted, mount=g.options["mount"],
+                          horde=troop.horde_files, rank_models=troop.rank_models,
+                          support_max=troop.support_max, killable=troop.killing_blow,
+                          stomped=troop.stomped))
     return to_hit, to_wound, units
 
 
@@ -156,6 +168,8 @@ def play_fight(scenario, rng: random.Random, prepared, attacks: int | None = Non
     charger = 0 if e["charger"] == "attacker" else 1
     facing = e["facing"]
     resurrection = scenario.rules["supporting_attacks"] == "resurrection"
+    simultaneous = scenario.rules["same_strike_order"] == "simultaneous"
+    all_tests = scenario.rules["battle_standard_rerolls"] == "all"
     caused_total = [0, 0]
     result = dict(winner=NONE, end=UNRESOLVED, rounds=0)
     loser = None
@@ -176,9 +190,17 @@ def play_fight(scenario, rng: random.Random, prepared, attacks: int | None = Non
             return 0
         extra = not u.mounted and (u.weapon.extra_rank or u.has("extra_rank"))
         n_ranks = int(extra) if resurrection else 1 + extra
-        if u.horde and u.ranks[0] >= u.horde:
+        horde = (10 if u.horde else 0) if resurrection else u.horde
+        if horde and u.ranks[0] >= horde:
             n_ranks += 1
-        return sum(min(contact, r) for r in u.ranks[1:1 + n_ranks])
+        each = 1 if resurrection else min(u.profile["A"], u.support_max)
+        return each * sum(min(contact, r) for r in u.ranks[1:1 + n_ranks])
+
+    def fails_ld_test(u):
+        """A Fear or restraint test: 2D6 above Ld fails; a battle standard re-rolls a
+        failure with battle_standard_rerolls = "all"."""
+        tries = 2 if u.options["battle_standard"] and all_tests else 1
+        return all(sum(ld_roll(rng, u)) > leadership(u) for _ in range(tries))
 
     def one_attack(s, ws, strength, effects, rider):
         """One attack, die by die: to hit (none when ``ws`` is None: an automatic hit), to
@@ -192,11 +214,8 @@ def play_fight(scenario, rng: random.Random, prepared, attacks: int | None = Non
             return rolled_wound(s, strength, mine, them, first_round, 6, False)
 
         reroll = best_reroll("reroll_hit", mine)
-        if rider:
-            p = me.profile
-            first = me.has("strikes_first")
-            last = me.weapon.strikes_last or me.has("strikes_last")
-            if first and not last and p["I"] >= them.profile["I"]:
+        if rider and me.strikes_first() and me.profile["I"] >= them.profile["I"]:
+            if not (simultaneous and them.strikes_first()):  # both ASF: nobody re-rolls
                 reroll = "failures"
         need = to_hit[(1 if me.afraid else ws) - 1][(1 if them.afraid else them.profile["WS"]) - 1]
         need = min([need] + [x.hits_on for x in mine if x.hits_on])
@@ -253,10 +272,8 @@ def play_fight(scenario, rng: random.Random, prepared, attacks: int | None = Non
         supporters, mounts, Impact Hits and Stomps (ws None: automatic hits)."""
         u = units[s]
         p = u.profile
-        first = u.has("strikes_first")
-        last = u.weapon.strikes_last or u.has("strikes_last")
-        key = (p["I"] + 100 if first and not last else p["I"] - 100 if last and not first
-               else p["I"])
+        band = 100 if u.strikes_first() else -100 if u.strikes_last() else 0
+        key = band + (0 if simultaneous and band else p["I"])
         strength = p["S"] + u.weapon.strength_bonus
         if first_round:
             strength += u.weapon.first_round_strength
@@ -326,7 +343,7 @@ def play_fight(scenario, rng: random.Random, prepared, attacks: int | None = Non
             if (other.has("causes_fear") and not u.has("causes_fear")
                     and not u.has("unbreakable") and not u.has("immune_to_psychology")
                     and not u.frenzied):
-                u.afraid = sum(ld_roll(rng, u)) > leadership(u)
+                u.afraid = fails_ld_test(u)
         caused = [0, 0]
         begun = [(list(u.ranks), u.damage) for u in units]  # for Reality Blinks
         parts = [(key, s, a, ws, st, rr) for s in (0, 1)
@@ -383,7 +400,9 @@ def play_fight(scenario, rng: random.Random, prepared, attacks: int | None = Non
             continue
         if lu.has("unbreakable"):
             continue
-        steadfast = lu.has("stubborn") or lu.ranks_of_five() > wu.ranks_of_five()
+        disrupted = (loser != charger and facing != "front" and wu.ranks_of_five() >= 2)
+        steadfast = lu.has("stubborn") or (lu.ranks_of_five() > wu.ranks_of_five() and not (
+            disrupted and not scenario.rules["disrupted_steadfast"]))
         target = leadership(lu) - (0 if steadfast else abs(score[0] - score[1]))
         if lu.has("daemonic_instability"):
             dice = ld_roll(rng, lu)
@@ -411,7 +430,7 @@ def play_fight(scenario, rng: random.Random, prepared, attacks: int | None = Non
             continue
         result["winner"] = ATTACKER if won == 0 else DEFENDER
         result["end"] = FLED
-        pursues = wu.frenzied or e["pursue"] or sum(ld_roll(rng, wu)) > leadership(wu)
+        pursues = wu.frenzied or e["pursue"] or fails_ld_test(wu)
         fled = movement_roll(rng, lu)
         if pursues and movement_roll(rng, wu) >= fled:
             result["end"] = CAUGHT

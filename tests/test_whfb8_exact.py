@@ -245,15 +245,20 @@ def test_musician_wins_a_drawn_combat():
 
 def test_pursuit_swiftstride_restraint_and_frenzy():
     """R2-13: Swiftstride pursues on 3D6 dropping the lowest; a winner that would rather
-    restrain must pass a Ld test, except when Frenzied (it must pursue)."""
+    restrain must pass a Ld test, except when Frenzied (it must pursue). Its battle standard
+    re-rolls a failed restraint test (R2-12, ``battle_standard_rerolls = "all"``, the
+    default), or not (``"break"``)."""
     broke = 1 - p_hold(0)
     rear = dict(facing="rear")
     fast = unit(20, 5, "C", ["Swiftstride"], standard=True, battle_standard=True)
     rows = fights(scenario(fast, unit(20, 5, "D", standard=True), **rear))
     assert_probability(rows[1] == CAUGHT, broke * p_catch(SWIFT, TWO_D6))
     calm = unit(20, 5, "C", standard=True, battle_standard=True, profile=dict(Ld=8))
-    rows = fights(scenario(calm, unit(20, 5, "D", standard=True), pursue=False, **rear))
-    assert_probability(rows[1] == CAUGHT, broke * (1 - p_le(TWO_D6, 8)) * p_catch())
+    for mode, tries in (("break", 1), ("all", 2)):
+        rows = fights(scenario(calm, unit(20, 5, "D", standard=True), pursue=False,
+                               rules={"battle_standard_rerolls": mode}, **rear))
+        assert_probability(rows[1] == CAUGHT,
+                           broke * (1 - p_le(TWO_D6, 8)) ** tries * p_catch())
     frenzied = unit(20, 5, "C", ["Frenzy"], standard=True, battle_standard=True)
     rows = fights(scenario(frenzied, unit(20, 5, "D", standard=True), pursue=False, **rear))
     assert_probability(rows[1] == CAUGHT, broke * p_catch())

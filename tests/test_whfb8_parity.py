@@ -72,7 +72,7 @@ def build(case: str):
         swords = unit("Swordsmen", 30, 5, {**STATE_TROOP, "WS": 4, "I": 4},
                       ["shield", "light armour"], standard=True, musician=True)
         return scenario(swords, ogres, facing="front", charger="defender", max_rounds=8)
-    if case == "monstrous_horde_rear":  # R2-5 monstrous horde (5 files), rear +2
+    if case == "monstrous_horde_rear":  # R2-5 monstrous support (A3: 3 each), rear +2
         ogres = unit("Ogres", 10, 5, OGRE, ["great weapon", "light armour"],
                      group={"troop_type": "monstrous infantry"})
         return scenario(ogres, unit("Guard", 25, 5, STATE_TROOP, ["halberd", "light armour"],
@@ -139,6 +139,44 @@ def build(case: str):
         daemons = unit("Bloodletters", 12, 4, {**WARRIOR, "Ld": 8}, ["hand weapon"],
                        ["Daemonic Instability", "Fear"], battle_standard=True)
         return scenario(daemons, clanrats, max_rounds=8)
+    if case.startswith("asf_both_"):  # R2-6 both Always Strike First: one step, no re-roll
+        elves = unit("Elves", 12, 6, {**STATE_TROOP, "WS": 4, "I": 5}, ["spear"],
+                     ["Always Strikes First"])
+        guard = unit("Guard", 15, 5, {**STATE_TROOP, "WS": 4, "I": 4}, ["halberd"],
+                     ["Always Strikes First"], standard=True)
+        return scenario(elves, guard, max_rounds=6,
+                        rules={"same_strike_order": case.removeprefix("asf_both_")})
+    if case == "asl_both_simultaneous":  # R2-6 both Always Strike Last: one step
+        return scenario(unit("Warriors", 10, 5, WARRIOR, ["great weapon", "heavy armour"]),
+                        unit("Greatswords", 15, 5, {**STATE_TROOP, "I": 2},
+                             ["great weapon", "light armour"], musician=True), max_rounds=6)
+    if case.startswith("battle_standard_"):  # R2-7 Fear, R2-12, R2-13 restraint re-rolls
+        skeletons = unit("Skeletons", 20, 5, {**STATE_TROOP, "WS": 2, "Ld": 6},
+                         ["hand weapon", "shield", "light armour"], ["Fear"],
+                         battle_standard=True)
+        militia = unit("Militia", 20, 5, {**STATE_TROOP, "Ld": 7}, ["spear", "shield"],
+                       battle_standard=True)
+        return scenario(skeletons, militia, max_rounds=8, pursue=False,
+                        rules={"battle_standard_rerolls": case.removeprefix("battle_standard_")})
+    if case == "monstrous_infantry_horde":  # R2-5 Horde at 6, up to 3 supporting; ranks of 3
+        ogres = unit("Ogres", 12, 6, OGRE, ["light armour"],
+                     group={"troop_type": "monstrous infantry"}, standard=True)
+        return scenario(ogres, unit("Spears", 30, 6, STATE_TROOP, ["spear", "shield"],
+                                    standard=True), max_rounds=6)
+    if case == "monstrous_resurrection":  # R2-5 the rules text: Horde at 10, 1 attack each
+        ogres = unit("Ogres", 20, 10, {**OGRE, "W": 1}, ["spear"],
+                     group={"troop_type": "monstrous infantry"})
+        return scenario(ogres, unit("Spears", 30, 6, STATE_TROOP, ["spear", "shield"],
+                                    standard=True),
+                        rules={"supporting_attacks": "resurrection"}, max_rounds=6)
+    if case == "monstrous_cavalry_disrupts":  # R2-11 2 ranks of 3 disrupt; not Steadfast
+        riders = unit("Ogre Riders", 6, 3, {**OGRE, "A": 2},
+                      ["heavy armour", "lance"],
+                      group={"troop_type": "monstrous cavalry",
+                             "mount": {"WS": 3, "S": 5, "I": 2, "A": 2}})
+        return scenario(riders, unit("Halberdiers", 25, 5, STATE_TROOP,
+                                     ["halberd", "light armour"], standard=True),
+                        facing="flank", max_rounds=6, rules={"disrupted_steadfast": False})
     raise KeyError(case)
 
 
@@ -146,7 +184,11 @@ CASES = ("bundled_8e", "bundled_resurrection", "lance_charge", "flank_spears",
          "monstrous_parry_defender_charges", "monstrous_horde_rear", "psychology",
          "asf_asl_weapons_wards", "morning_star_asf_reroll", "flee_reaction",
          "equal_initiative_mutual", "special_rules", "house_rules", "rolled_hits",
-         "slaying_multiple_wounds", "instability_numbers")
+         "slaying_multiple_wounds", "instability_numbers",
+         # the readings (R2-5, R2-6, R2-7, R2-11, R2-12, R2-13), each way
+         "asf_both_simultaneous", "asf_both_initiative", "asl_both_simultaneous",
+         "battle_standard_all", "battle_standard_break", "monstrous_infantry_horde",
+         "monstrous_resurrection", "monstrous_cavalry_disrupts")
 
 
 def kernel_rows(sc) -> np.ndarray:

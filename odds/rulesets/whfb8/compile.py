@@ -26,6 +26,7 @@ FIRST, LATER = 0, 1                     # the charge round and the rest (R2-14)
 PARTS = 5
 IMPACT_I, STOMP_I = 10, 0               # Impact Hits strike at Initiative 10, Stomps at 0
 NO_DICE = (0, 1, 0)                     # a dice spec (odds.core.effects.dice) of nothing
+RESURRECTION_HORDE = 10                 # the rules text's Horde width, for every troop type
 
 
 class Plan(NamedTuple):
@@ -43,7 +44,9 @@ class Plan(NamedTuple):
     champion: np.ndarray       # (2,) a champion in the front rank: +1 A, removed last (R2-4)
     frenzy: np.ndarray         # (2,) Frenzied at the start (R2-7)
     support_ranks: np.ndarray  # (2,) supporting ranks without the Horde (R2-5)
+    support_attacks: np.ndarray  # (2,) attacks of one supporting model (R2-5)
     horde_files: np.ndarray    # (2,) files that make a Horde, 0 never (R2-5)
+    rank_models: np.ndarray    # (2,) models that make a rank (R2-11, R2-12)
     supports: np.ndarray       # (2,) fights to its front, so it may support (R2-5)
     in_contact: np.ndarray     # (2,) models in base contact given by the scenario, 0: default
     face: int                  # FRONT, FLANK or REAR of the charged unit (R2-3)
@@ -59,6 +62,9 @@ class Plan(NamedTuple):
     stubborn: np.ndarray       # (2,)
     unbreakable: np.ndarray    # (2,)
     reroll_break: np.ndarray   # (2,) battle standard: re-roll a failed break test (R2-12)
+    reroll_tests: np.ndarray   # (2,) battle standard: re-roll a failed Fear or restraint test
+                               # too (R2-7, R2-13)
+    disrupted_steadfast: int   # a disrupted unit may still be Steadfast (R2-11, R2-12)
     swiftstride: np.ndarray    # (2,) 3D6 drop the lowest for flee, pursuit and charge (R2-13)
     tests_fear: np.ndarray     # (2,) faces a Fear-causing enemy without causing Fear (R2-7)
     movement: np.ndarray       # (2,) M, for the charge against a fleeing unit (R2-2)
@@ -83,11 +89,13 @@ class Plan(NamedTuple):
                                # the kernel plays it with its steps (kernel.entry)
 
 
-def strike_key(initiative: int, first: bool, last: bool) -> int:
+def strike_key(initiative: int, first: bool, last: bool, simultaneous: bool = False) -> int:
     """Strike order key, highest first (R2-6): Always Strikes First before every Initiative
-    step, Always Strikes Last after them; both cancel out and the model strikes by I."""
+    step, Always Strikes Last after them; both cancel out and the model strikes by I. With
+    ``simultaneous`` (``same_strike_order``) every part of one ability strikes at one step of
+    its band, whatever its I; otherwise by I within the band."""
     rank = 1 if first == last else (2 if first else 0)
-    return 16 * rank + initiative
+    return 16 * rank + (0 if simultaneous and rank != 1 else initiative)
 
 
 def compile_plan(scenario) -> Plan:
@@ -98,6 +106,8 @@ def compile_plan(scenario) -> Plan:
     groups = [side.models[0] for side in sides]
     e = scenario.engagement
     resurrection = scenario.rules["supporting_attacks"] == "resurrection"
+    simultaneous = scenario.rules["same_strike_order"] == "simultaneous"
+    all_tests = scenario.rules["battle_standard_rerolls"] == "all"
     charger = 0 if e["charger"] == "attacker" else 1
     face = {"front": FRONT, "flank": FLANK, "rear": REAR}[e["facing"]]
 
@@ -108,6 +118,7 @@ def compile_plan(scenario) -> Plan:
     weapon = [fighting_weapon(g, table) for g in groups]
     items = [[table[n] for n in g.equipment] for g in groups]
     troops = troop_types()
+    troop = [troops[g.options["troop_type"]] for g in groups]
     on_mount = [mounted(g) for g in groups]
     mount = [g.options["mount"] or {"WS": 1, "S": 1, "I": 1, "A": 0} for g in groups]
     fights_front = [s == charger or face == FRONT for s in range(2)]
@@ -119,21 +130,29 @@ def compile_plan(scenario) -> Plan:
         foot_extra = not on_mount[s] and (weapon[s].extra_rank or has(s, "extra_rank"))
         return int(foot_extra) if resurrection else 1 + foot_extra
 
+    def support_attacks(s):  # R2-5: 8e's monstrous support, min(A, 3); the rules text's 1
+        return 1 if resurrection else min(groups[s].profile["A"], troop[s].support_max)
+
+    def horde_files(s):
+        files = troop[s].horde_files
+        return RESURRECTION_HORDE if resurrection and files else files
+
     def spec(s, key):
         """The group's dice for ``key`` (Random Attacks, Impact Hits, Stomp), NO_DICE if none:
         the first rule that gives them."""
         return next((getattr(x, key) for x in rules[s] if getattr(x, key)), NO_DICE)
 
-    stomped = [troops[g.options["troop_type"]].stomped for g in groups]
+    stomped = [troop[s].stomped for s in range(2)]
     rolled = np.array([[spec(s, "random_attacks"), NO_DICE, NO_DICE, spec(s, "impact_hits"),
                         spec(s, "stomp") if stomped[1 - s] else NO_DICE] for s in range(2)],
                       np.int64)
     first = [has(s, "strikes_first") for s in range(2)]
     last = [weapon[s].strikes_last or has(s, "strikes_last") for s in range(2)]
+    strikes_first = [first[s] and not last[s] for s in range(2)]  # the ability, not cancelled
     keys = np.full((2, PARTS), -1, np.int64)
     for s in range(2):
         keys[s, FIGHTING] = keys[s, SUPPORTING] = strike_key(groups[s].profile["I"], first[s],
-                                                             last[s])
+                                                             last[s], simultaneous)
         if mount[s]["A"] > 0:
             keys[s, MOUNT] = strike_key(mount[s]["I"], False, False)
         if tuple(rolled[s, IMPACT]) != NO_DICE and s == charger:
@@ -154,14 +173,15 @@ def compile_plan(scenario) -> Plan:
     for s in range(2):
         t = 1 - s
         prof, target = groups[s].profile, groups[t].profile
-        reroll_first = (first[s] and not last[s] and prof["I"] >= target["I"])  # R2-6
+        reroll_first = (strikes_first[s] and prof["I"] >= target["I"]  # R2-6
+                        and not (simultaneous and strikes_first[t]))
         armour = target["Sv"]
         if armour is None:
             armour = min([i.armour for i in items[t] if i.armour is not None] + [NO_SAVE])
             armour -= sum(i.armour_bonus for i in items[t]) + on_mount[t]  # R2-9
         parry = (not on_mount[t] and not weapon[t].is_weapon and any(i.parry for i in items[t])
                  and fights_front[t])
-        man_sized = troops[groups[t].options["troop_type"]].killing_blow
+        man_sized = troop[t].killing_blow
         one_wound = target["W"] == 1
         for r in (FIRST, LATER):
             charging = r == FIRST and s == charger
@@ -213,7 +233,7 @@ def compile_plan(scenario) -> Plan:
     for s in range(2):
         most[s] = [in_front[s] * (attacks[s] + first_attacks[s] + frenzy[s]
                                   + (0 if fixed[s, FIGHTING] else highest[s, FIGHTING])) + 1,
-                   in_front[s] * 3, in_front[s] * mount[s]["A"],
+                   in_front[s] * 3 * support_attacks(s), in_front[s] * mount[s]["A"],
                    in_front[s] * highest[s, IMPACT], in_front[s] * highest[s, STOMP]]
     cdf, cdf_offset, cdf_top = cdf_tables(p, np.broadcast_to(most, p.shape))
     causes_fear = [has(s, "causes_fear") for s in range(2)]
@@ -231,7 +251,9 @@ def compile_plan(scenario) -> Plan:
         champion=ints(lambda s, side, g: side.options["champion"]),
         frenzy=frenzy,
         support_ranks=ints(lambda s, side, g: support_ranks(s)),
-        horde_files=ints(lambda s, side, g: troops[g.options["troop_type"]].horde_files),
+        support_attacks=ints(lambda s, side, g: support_attacks(s)),
+        horde_files=ints(lambda s, side, g: horde_files(s)),
+        rank_models=ints(lambda s, side, g: troop[s].rank_models),
         supports=ints(lambda s, side, g: fights_front[s]),
         in_contact=ints(lambda s, side, g: side.options["in_contact"] or 0),
         face=face, steps=steps, striker_side=striker_side, striker_part=striker_part,
@@ -242,6 +264,8 @@ def compile_plan(scenario) -> Plan:
         stubborn=ints(lambda s, side, g: has(s, "stubborn")),
         unbreakable=ints(lambda s, side, g: has(s, "unbreakable")),
         reroll_break=ints(lambda s, side, g: side.options["battle_standard"]),
+        reroll_tests=ints(lambda s, side, g: side.options["battle_standard"] and all_tests),
+        disrupted_steadfast=int(scenario.rules["disrupted_steadfast"]),
         swiftstride=ints(lambda s, side, g: has(s, "swiftstride")),
         tests_fear=ints(lambda s, side, g: causes_fear[1 - s] and not causes_fear[s]
                         and not has(s, "unbreakable") and not has(s, "immune_to_psychology")),

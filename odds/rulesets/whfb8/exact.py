@@ -39,7 +39,7 @@ from odds.core.outcome import (
     UNRESOLVED,
 )
 from odds.rulesets.whfb8.compile import FIRST, LATER, PARTS
-from odds.rulesets.whfb8.kernel import _in_contact, _leadership, _part_attacks, _ranks, _score
+from odds.rulesets.whfb8.kernel import _in_contact, _leadership, _part_attacks, _score, _steadfast
 
 TWO_D6 = dice_sum(2)
 SWIFT = drop_lowest(3)  # Swiftstride: 3D6, the lowest dropped (R2-13)
@@ -76,7 +76,9 @@ class Sides(NamedTuple):
     champion: tuple
     frenzy: tuple
     support_ranks: tuple
+    support_attacks: tuple
     horde_files: tuple
+    rank_models: tuple
     supports: tuple
     in_contact: tuple
     bonus: tuple
@@ -84,7 +86,9 @@ class Sides(NamedTuple):
     stubborn: tuple
     unbreakable: tuple
     reroll_break: tuple
+    reroll_tests: tuple
     tests_fear: tuple
+    disrupted_steadfast: int
     face: int
     charger: int
     pursue: int
@@ -103,7 +107,8 @@ def sides(plan) -> Sides:
     tests = [COLD if plan.cold_blooded[s] else TWO_D6 for s in range(2)]
     strikers = np.where(plan.striker_side >= 0, plan.striker_side * PARTS + plan.striker_part,
                         -1)
-    own = {name: getattr(plan, name) for name in Sides._fields[:27]}  # up to max_rounds
+    own = {name: getattr(plan, name)  # up to max_rounds
+           for name in Sides._fields[:Sides._fields.index("max_rounds") + 1]}
     return Sides(
         **{name: tuple(int(v) for v in x) if isinstance(x, np.ndarray) else int(x)
            for name, x in own.items()},
@@ -302,9 +307,7 @@ def _standing(sd, n, r):
     side 0's combat result less side 1's before the wounds caused (the kernel's _score adds
     those), and whether side 0, side 1 would be Steadfast if it lost."""
     base = _score(sd, n, 0, (0, 0), r) - _score(sd, n, 1, (0, 0), r)
-    steadfast0 = sd.stubborn[0] > 0 or _ranks(sd, n, 0) > _ranks(sd, n, 1)
-    steadfast1 = sd.stubborn[1] > 0 or _ranks(sd, n, 1) > _ranks(sd, n, 0)
-    return (base + STANDING_OFFSET) * 4 + steadfast0 * 2 + steadfast1
+    return (base + STANDING_OFFSET) * 4 + _steadfast(sd, n, 0) * 2 + _steadfast(sd, n, 1)
 
 
 @njit(cache=True, inline="always")
@@ -329,9 +332,12 @@ def _settle(sd, n, caused, frenzied, standing):
     hold = sd.holds[13 * loser + min(target, 12)] if target >= 2 else sd.insane[loser]
     if sd.reroll_break[loser]:  # battle standard: re-roll a failed test
         hold = 1.0 - (1.0 - hold) * (1.0 - hold)
-    # R2-13: pursue (Frenzy must; restraining needs a Ld test), flee, Caught!
-    caught = sd.catch[loser] * (1.0 if after[won] > 0 or sd.pursue
-                                else sd.fails[13 * won + _leadership(sd, n, won)])
+    # R2-13: pursue (Frenzy must; restraining needs a Ld test, a battle standard may
+    # re-roll it), flee, Caught!
+    restraint = sd.fails[13 * won + _leadership(sd, n, won)]
+    if sd.reroll_tests[won]:
+        restraint *= restraint
+    caught = sd.catch[loser] * (1.0 if after[won] > 0 or sd.pursue else restraint)
     winner = ATTACKER if won == 0 else DEFENDER
     return after, hold, winner, (1.0 - hold) * caught, (1.0 - hold) * (1.0 - caught)
 
@@ -403,6 +409,8 @@ def _strikes(sd, p_unsaved, cdf, cdf_offset, cdf_top, r, frenzied, most0, most1,
         for s in range(2):  # R2-7: Fear tested at the start of the round
             fear = (sd.fails[13 * s + _leadership(sd, start, s)]
                     if sd.tests_fear[s] > 0 and frenzied[s] == 0 else 0.0)
+            if sd.reroll_tests[s]:  # a battle standard re-rolls a failed Fear test
+                fear *= fear
             p *= fear if afraid[s] else 1.0 - fear
         if p == 0.0:
             continue

@@ -63,8 +63,9 @@ def _in_contact(plan, n, s):
 
 @njit(cache=True, inline="always")
 def _supporters(plan, n, s, contact):
-    """Side s's supporting attacks: one per model directly behind a model in contact, in each
-    supporting rank; a Horde adds a rank while its front is wide enough (R2-5)."""
+    """Side s's supporting attacks: ``support_attacks`` per model directly behind a model in
+    contact, in each supporting rank; a Horde adds a rank while its front is wide enough
+    (R2-5)."""
     if plan.supports[s] == 0:
         return 0
     w = plan.width[s]
@@ -74,7 +75,7 @@ def _supporters(plan, n, s, contact):
     total = 0
     for k in range(1, ranks + 1):
         total += min(contact, max(0, min(w, n[s] - k * w)))
-    return total
+    return total * plan.support_attacks[s]
 
 
 @njit(cache=True, inline="always")
@@ -145,12 +146,30 @@ def _wound_models(st, n, dmg, t, wounds, unsaved, others, p_slay, multiplied, co
 
 @njit(cache=True, inline="always")
 def _ranks(plan, n, s):
-    """Side s's ranks of five or more models, the front one included (R2-11, R2-12)."""
+    """Side s's ranks of ``rank_models`` or more models (5; 3 for monstrous troops), the
+    front one included (R2-11, R2-12)."""
     w = plan.width[s]
-    if w < 5:
+    if w < plan.rank_models[s]:
         return 0
     full = n[s] // w
-    return full + (n[s] - full * w >= 5)
+    return full + (n[s] - full * w >= plan.rank_models[s])
+
+
+@njit(cache=True, inline="always")
+def _disrupted(plan, n, s):
+    """Side s was charged in the flank or rear by a unit of two or more ranks (R2-11)."""
+    return s != plan.charger and plan.face != FRONT and _ranks(plan, n, 1 - s) >= 2
+
+
+@njit(cache=True, inline="always")
+def _steadfast(plan, n, s):
+    """Side s, if it lost, tests on its unmodified Ld (R2-12): Stubborn, or more ranks than
+    its enemy, unless disrupted with ``disrupted_steadfast`` false."""
+    if plan.stubborn[s] > 0:
+        return True
+    if plan.disrupted_steadfast == 0 and _disrupted(plan, n, s):
+        return False
+    return _ranks(plan, n, s) > _ranks(plan, n, 1 - s)
 
 
 @njit(cache=True, inline="always")
@@ -196,7 +215,15 @@ def _leadership(plan, n, s):
 
 @njit(cache=True, inline="always")
 def _fails_ld(plan, st, n, s, extra):
-    """A Fear or restraint test of side s fails: its roll is above its Ld (R2-7, R2-13)."""
+    """A Fear or restraint test of side s fails: its roll is above its Ld (R2-7, R2-13), and
+    so does its re-roll if a battle standard gives one (``reroll_tests``)."""
+    return _fails_once(plan, st, n, s, extra) and (plan.reroll_tests[s] == 0
+                                                   or _fails_once(plan, st, n, s, extra))
+
+
+@njit(cache=True, inline="always")
+def _fails_once(plan, st, n, s, extra):
+    """One roll of a Fear or restraint test of side s is above its Ld."""
     a, b = _ld_dice(plan, st, s, extra)
     return a + b > (_leadership(plan, n, s) if extra else plan.leadership[s])
 
@@ -263,8 +290,7 @@ def _score(plan, n, s, caused, r):
     """Side s's combat result (R2-11): wounds, charge, ranks unless disrupted, standard,
     battle standard, flank or rear."""
     score = caused[s] + plan.bonus[s] + (r == FIRST and s == plan.charger)
-    disrupted = (s != plan.charger and plan.face != FRONT and _ranks(plan, n, 1 - s) >= 2)
-    if not disrupted:
+    if not _disrupted(plan, n, s):
         score += min(3, max(0, _ranks(plan, n, s) - 1))
     return score
 
@@ -351,7 +377,7 @@ def play_fight(plan, st, n, dmg, frenzied, afraid, attacks, caused, started, out
             continue
         if plan.unbreakable[loser]:
             continue
-        steadfast = plan.stubborn[loser] > 0 or _ranks(plan, n, loser) > _ranks(plan, n, won)
+        steadfast = _steadfast(plan, n, loser)
         ld = _leadership(plan, n, loser) if extra else plan.leadership[loser]
         target = ld - (0 if steadfast else margin)
         if extra and plan.daemonic[loser]:  # R2-12: Daemonic Instability instead of a break test

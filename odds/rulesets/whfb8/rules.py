@@ -34,16 +34,22 @@ MOUNT = {  # a mounted model's steed: it fights beside its rider, never supports
 
 @dataclass(frozen=True)
 class TroopType:
-    """A troop type's data (data/whfb8/troop_types.toml): Horde width and being mounted."""
+    """A troop type's data (data/whfb8/troop_types.toml): how its ranks, supporting attacks
+    and Horde count (R2-5, R2-11, R2-12), and being mounted."""
 
     name: str
-    horde_files: int
+    rank_models: int    # models that make a rank (rank bonus, Steadfast, disruption)
+    horde_files: int    # a front this wide is a Horde (0: never)
+    support_max: int    # supporting attacks a supporting model makes at most (8e)
     mounted: bool
     killing_blow: bool  # slain by a (man-sized) Killing Blow
     stomped: bool       # takes Stomps
 
 
-TROOP_KEYS = {"horde_files": (s.integer(0, 100), s.REQUIRED), "mounted": (s.boolean, s.REQUIRED),
+TROOP_KEYS = {"rank_models": (s.integer(1, 10), s.REQUIRED),
+              "horde_files": (s.integer(0, 100), s.REQUIRED),
+              "support_max": (s.integer(1, 10), s.REQUIRED),
+              "mounted": (s.boolean, s.REQUIRED),
               "killing_blow": (s.boolean, s.REQUIRED), "stomped": (s.boolean, s.REQUIRED)}
 
 
@@ -108,7 +114,10 @@ ENGAGEMENT = {
 
 RULES = {
     "supporting_attacks": (s.choice("8e", "resurrection"), "8e"),
-    "refusal": (s.choice("8e", "no_penalty"), "8e"),
+    "refusal": (s.choice("8e", "no_penalty"), "8e"),  # R2-4: a refused challenge
+    "same_strike_order": (s.choice("simultaneous", "initiative"), "simultaneous"),  # R2-6
+    "battle_standard_rerolls": (s.choice("all", "break"), "all"),  # R2-7, R2-12, R2-13
+    "disrupted_steadfast": (s.boolean, True),  # R2-11, R2-12
 }
 
 def _killing_blow(value, where: s.Where) -> str:
