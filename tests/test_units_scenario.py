@@ -48,7 +48,7 @@ def test_a_side_of_several_units_may_be_named():
     assert odds.from_dict(data).attacker.name == "Strike force"
 
 
-@pytest.mark.parametrize("ruleset", ["mordheim", "whfb8", "d10skirmish", "blackpowder"])
+@pytest.mark.parametrize("ruleset", ["mordheim", "d10skirmish", "blackpowder"])
 def test_other_rulesets_refuse_a_second_unit(ruleset):
     data = odds.load(SCENARIOS / ONE_UNIT_FILES[ruleset]).to_dict()
     unit = copy.deepcopy(data["attacker"])

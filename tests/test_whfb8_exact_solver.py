@@ -21,9 +21,11 @@ from odds.core.outcome import (ATTACKER, CAUGHT, DEFENDER, DESTROYED, FLED, NO_F
                                UNRESOLVED)
 from odds.rulesets import get_ruleset
 from odds.rulesets.whfb8 import exact
+from odds.rulesets.whfb8.units import led
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "data" / "scenarios"
-BUNDLED = sorted(SCENARIOS.glob("whfb8_*.toml"))
+BUNDLED = sorted(p for p in SCENARIOS.glob("whfb8_*.toml") if not led(odds.load(p)))
+LED = sorted(p for p in SCENARIOS.glob("whfb8_*.toml") if led(odds.load(p)))
 STATES = {"whfb8_chaos_warriors_vs_goblin_horde.toml": 800,  # measured: most live fights
           "whfb8_flank_charge_spearmen.toml": 450,            # at the end of a round
           "whfb8_knights_lance_charge.toml": 200,
@@ -206,6 +208,8 @@ def test_musician_wins_a_drawn_combat_R2_11(a_mus, d_mus, p_win):
 
 
 def test_pursuit_swiftstride_restraint_and_frenzy_R2_13():
+    """The battle standard re-rolls a failed restraint test (battle_standard_rerolls = "all"):
+    the winner must pursue with P(fail)^2."""
     broke = 1 - closed.p_hold(0)
     rear = dict(facing="rear")
     charged = closed.unit(20, 5, "D", standard=True)
@@ -213,7 +217,7 @@ def test_pursuit_swiftstride_restraint_and_frenzy_R2_13():
         (closed.unit(20, 5, "C", ["Swiftstride"], standard=True, battle_standard=True), {},
          closed.p_catch(closed.SWIFT, closed.TWO_D6)),
         (closed.unit(20, 5, "C", standard=True, battle_standard=True, profile=dict(Ld=8)),
-         {"pursue": False}, (1 - closed.p_le(closed.TWO_D6, 8)) * closed.p_catch()),
+         {"pursue": False}, (1 - closed.p_le(closed.TWO_D6, 8)) ** 2 * closed.p_catch()),
         (closed.unit(20, 5, "C", ["Frenzy"], standard=True, battle_standard=True),
          {"pursue": False}, closed.p_catch()),
     )
@@ -356,6 +360,16 @@ def test_covers_every_whfb8_fight():
                                                   if c not in SIMULATED_ONLY]:
         assert exact.covers(sc) is None
         assert core.covers(RULESET, sc) is None
+
+
+@pytest.mark.parametrize("path", LED, ids=lambda p: p.stem)
+def test_fights_of_several_units_or_heroes_are_simulated(path):
+    """The solver refuses fights of several units or characters and champions, with the
+    reason; `--method auto` simulates them."""
+    sc = odds.load(path)
+    assert exact.covers(sc) == "several units a side, or characters and champions"
+    result = odds.simulate(sc, method="auto", trials=500, quiet=True)
+    assert result.tally.trials == 500
 
 
 def test_probabilities_sum_to_one():

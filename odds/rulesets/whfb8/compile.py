@@ -109,7 +109,8 @@ def compile_plan(scenario) -> Plan:
     simultaneous = scenario.rules["same_strike_order"] == "simultaneous"
     all_tests = scenario.rules["battle_standard_rerolls"] == "all"
     charger = 0 if e["charger"] == "attacker" else 1
-    face = {"front": FRONT, "flank": FLANK, "rear": REAR}[e["facing"]]
+    face = {"front": FRONT, "flank": FLANK, "rear": REAR}[sides[charger].options["facing"]
+                                                          or e["facing"]]
 
     def ints(f):
         return np.array([f(s, sides[s], groups[s]) for s in range(2)], np.int64)

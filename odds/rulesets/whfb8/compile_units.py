@@ -25,6 +25,7 @@ from odds.rulesets.whfb8.compile import (
     LATER,
     NO_DICE,
     REAR,
+    RESURRECTION_HORDE,
     STOMP_I,
     strike_key,
 )
@@ -210,8 +211,8 @@ def compile_units(scenario) -> UnitsPlan:
         multiple_wounds=multiple_wounds, multiplies=multiplies,
         charger=charger,
         refusal_penalty=scenario.rules["refusal"] == "8e",
-        reroll_all=scenario.rules.get("battle_standard_rerolls", "all") == "all",
-        disrupted_steadfast=bool(scenario.rules.get("disrupted_steadfast", True)),
+        reroll_all=scenario.rules["battle_standard_rerolls"] == "all",
+        disrupted_steadfast=scenario.rules["disrupted_steadfast"],
         pursue=bool(scenario.engagement["pursue"]),
         max_rounds=int(scenario.simulation["max_rounds"]),
         unit_columns=any(scenario.side(k).units for k in keys),
@@ -228,8 +229,9 @@ def _unit_row(unit, s, u, each, plain, heroes, scenario, table, troops, resurrec
         "unit_size": (plain.count if plain else 0) + len(heroes),
         "ld": plain.profile["Ld"] if plain else 0,
         "lent_ld": each.options["general_Ld"] or 0,
-        "rank_models": getattr(troop, "rank_models", 5),
-        "horde_files": (10 if troop.horde_files else 0) if resurrection else troop.horde_files,
+        "rank_models": troop.rank_models,
+        "horde_files": (RESURRECTION_HORDE if troop.horde_files else 0) if resurrection
+        else troop.horde_files,
         "standard": each.options["standard"],
         "musician": each.options["musician"],
         "champion_bonus": each.options["champion"],
@@ -269,7 +271,7 @@ def _unit_attacks(plain, rules, table, troop, resurrection, charging) -> dict:
         "mount_attacks": (plain.options["mount"] or NO_MOUNT)["A"],
         "support_ranks": int(foot_extra) if resurrection else 1 + foot_extra,
         "support_attacks": 1 if resurrection else min(plain.profile["A"],
-                                                      getattr(troop, "support_max", 1)),
+                                                      troop.support_max),
     }
     for key, name in (("impact_hits", "impact_hits"), ("stomps", "stomp")):
         spec = _dice_of(rules, name)
@@ -281,6 +283,7 @@ def _strikers(scenario, sides, bodies, table, U, charger) -> list[dict]:
     """Every part that strikes, with its strike key (R2-6), its dice, and the most attacks
     it can make in one step (for the binomial tables)."""
     troops = troop_types()
+    simultaneous = scenario.rules["same_strike_order"] == "simultaneous"
     out = []
     for s in range(2):
         for u, unit in enumerate(sides[s]):
@@ -293,7 +296,7 @@ def _strikers(scenario, sides, bodies, table, U, charger) -> list[dict]:
                 first = any(r.strikes_first for r in rules)
                 last = weapon.strikes_last or any(r.strikes_last for r in rules)
                 mount = plain.options["mount"] or NO_MOUNT
-                key = strike_key(plain.profile["I"], first, last)
+                key = strike_key(plain.profile["I"], first, last, simultaneous)
                 random = _dice_of(rules, "random_attacks")
                 impact = _dice_of(rules, "impact_hits")
                 stomp = _dice_of(rules, "stomp")
@@ -336,7 +339,8 @@ def _strikers(scenario, sides, bodies, table, U, charger) -> list[dict]:
                 - sum(x.extra_attacks for x in active_rules(rules, False, False))
             most = fixed + max(0, first_extra) + random[0] * random[1] + random[2] + 1
             out.append(dict(side=s, unit=u, hero=b - U, kind=HERO,
-                            key=strike_key(group.profile["I"], first, last), group=group,
+                            key=strike_key(group.profile["I"], first, last, simultaneous),
+                            group=group,
                             rolled=random if random[0] else NO_DICE, fixed=fixed,
                             first=first_extra, most=most, rules=rules, weapon=weapon))
             mount = group.options["mount"] or NO_MOUNT
@@ -389,6 +393,7 @@ def _chances(p, p_slay, can_wound, multiple_wounds, j, b, st, target, target_uni
     last = weapon.strikes_last or any(r.strikes_last for r in rules)
     target_first = any(r.strikes_first for r in t_rules) and not (
         t_weapon.strikes_last or any(r.strikes_last for r in t_rules))
+    simultaneous = scenario.rules["same_strike_order"] == "simultaneous"
     man_sized = t_troop.killing_blow
     one_wound = tp["W"] == 1
     for r in (FIRST, LATER):
@@ -397,7 +402,8 @@ def _chances(p, p_slay, can_wound, multiple_wounds, j, b, st, target, target_uni
             strength = min(10, prof["S"] + weapon.strength_bonus
                            + (r == FIRST) * weapon.first_round_strength
                            + (charging and on_mount) * weapon.charge_strength)
-            reroll_first = first and not last and prof["I"] >= tp["I"] and not target_first
+            reroll_first = first and not last and prof["I"] >= tp["I"] and not (
+                simultaneous and target_first)
             by = striking(active_rules(rules, r == FIRST, charging) + [weapon],
                           "failures" if reroll_first else None)
             ws = prof["WS"]

@@ -122,11 +122,15 @@ def sides(plan) -> Sides:
 
 
 def covers(scenario) -> str | None:
-    """Every whfb8 fight but those with rules that roll a number of attacks, hits or wounds
-    (Random Attacks, dice of Impact Hits or Stomps, Multiple Wounds against models of more
-    than one wound), Killing Blow against such models, or Unstable."""
+    """Every whfb8 fight of one unit a side without characters or champions, but those with
+    rules that roll a number of attacks, hits or wounds (Random Attacks, dice of Impact Hits
+    or Stomps, Multiple Wounds against models of more than one wound), Killing Blow against
+    such models, or Unstable."""
     from odds.rulesets.whfb8.compile import compile_plan
+    from odds.rulesets.whfb8.units import led
 
+    if led(scenario):
+        return "several units a side, or characters and champions"
     return refusal(compile_plan(scenario))
 
 

@@ -341,6 +341,7 @@ def check(scenario) -> None:
                 _check_group(group, table, where / "models" / j)
                 _check_rules(group, scenario, where / "models" / j / "rules")
         _check_points(scenario, key)
+    units.check_charges(scenario)
     if units.led(scenario):
         units.check(scenario, lambda group: group_rules(group, scenario))
     e = scenario.engagement

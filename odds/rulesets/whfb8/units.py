@@ -87,7 +87,6 @@ def check(scenario, rules_of) -> None:
                     raise (where / "battle_standard").error(
                         "the side has a battle standard bearer among its characters: give "
                         "the battle standard once, on the character or as this unit key")
-    _check_charges(scenario)
     e = scenario.engagement
     if e["reaction"] == "flee":
         raise s.Where(scenario.source, "engagement.reaction").error(
@@ -148,7 +147,9 @@ def _check_unit(unit, where: s.Where, rules_of) -> None:
                     f"strike order)")
 
 
-def _check_charges(scenario) -> None:
+def check_charges(scenario) -> None:
+    """``charges`` names an enemy unit and ``facing`` is on the charging side; every charged
+    unit is charged (R2-1)."""
     on, off = charger(scenario), charged(scenario)
     enemy = [u.name for u in scenario.side(off).every_unit]
     hit = set()
