@@ -175,7 +175,8 @@ def _two_plain_groups_one_unit():
     (_two_plain_groups_one_unit, "defender.models[1]", "one rank-and-file group"),
 ])
 def test_units_checks_name_the_field_R2_4(make, field, words):
-    """Every check of units.py (R2-1, R2-4, R2-6, R2-11, R2-12) names the field."""
+    """Every check of units.py (R2-1, R2-4, R2-6, R2-11, R2-12; R2-2: no flee reaction with
+    several units or heroes yet) names the field."""
     refused(make(), field, words)
 
 
