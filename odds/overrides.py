@@ -41,7 +41,7 @@ def get_path(data: dict, path: str, where: Where | None = None):
     """The value at ``path`` in TOML-shaped data, or None where nothing is set (a path that
     leads nowhere is reported when the change is applied)."""
     node = data
-    for part in _parse(path, where or Where("<path>", path)):
+    for part in _one_unit(data, _parse(path, where or Where("<path>", path))):
         if isinstance(part, tuple) and isinstance(node, list):
             node = next((g for g in node if isinstance(g, dict) and g.get("name") == part[1]),
                         None)
@@ -58,7 +58,7 @@ def set_path(data: dict, path: str, value, where: Where) -> None:
     """Set one value by path; a path that does not lead anywhere is a ScenarioError, and so
     is a path to ``unit``: a unit picked from a pack is written out when its file is read,
     so an edit of the name would change nothing."""
-    parts = _parse(path, where)
+    parts = _one_unit(data, _parse(path, where))
     if parts[-1] == "unit":
         raise where.error("a unit is picked by name (unit = ...) when its file is read, so it "
                           "cannot be changed by a path: edit the unit's keys, take a side from "
@@ -72,6 +72,20 @@ def set_path(data: dict, path: str, value, where: Where) -> None:
     else:
         _check_key(node, parts[:-1], last, where)
         node[last] = value
+
+
+def _one_unit(data: dict, parts: list) -> list:
+    """A side written as a list of one unit is that unit (odds.scenario), so its data has
+    no ``units``: ``attacker.units[0]`` or ``attacker.units[NAME]`` of such a side is the
+    side itself."""
+    if len(parts) < 3 or parts[0] not in ("attacker", "defender") or parts[1] != "units":
+        return parts
+    side = data.get(parts[0]) if isinstance(data, dict) else None
+    if not isinstance(side, dict) or "units" in side:
+        return parts
+    if parts[2] == 0 or parts[2] == ("name", side.get("name")):
+        return parts[:1] + parts[3:]
+    return parts
 
 
 def _parse(path: str, where: Where) -> list:

@@ -223,3 +223,20 @@ def test_a_python_side_of_units_keeps_nothing_of_its_own():
     with pytest.raises(odds.ScenarioError) as info:
         sc.validated()
     assert info.value.field == "attacker" and "no models or options" in info.value.message
+
+
+def test_a_path_into_a_list_of_one_unit_reaches_that_unit():
+    """A side written as [[defender.units]] with one unit is that unit: paths written the
+    way the file was (`defender.units[0]`, `defender.units[NAME]`) still reach it, in sweeps
+    and comparisons; another index or name is an error."""
+    from odds.overrides import get_path, set_path
+    from odds.core.schema import Where
+
+    data = odds.load(SCENARIOS / "whfb8_chaos_lord_combined_charge.toml").to_dict()
+    assert "units" not in data["defender"]
+    for path in ("defender.units[0].models[0].count",
+                 "defender.units[Night Goblins].models[Night Goblin].count"):
+        set_path(data, path, 33, Where("case", path))
+        assert get_path(data, path) == 33 == data["defender"]["models"][0]["count"]
+    with pytest.raises(odds.ScenarioError, match="units does not exist"):
+        set_path(data, "defender.units[1].models[0].count", 3, Where("case", "x"))
