@@ -18,7 +18,9 @@ from test_whfb8_units_parity import z_score
 
 import odds
 from odds.cli import main
-from odds.core.outcome import COLUMNS, UNIT_CAUGHT, UNIT_FLED
+from odds.core.outcome import (CAUGHT, COLUMNS, DESTROYED, FLED, UNIT_CAUGHT, UNIT_DESTROYED,
+                               UNIT_FLED, UNIT_STANDING)
+from odds.rulesets import get_ruleset
 
 TRIALS = 4_000
 HARMLESS = dict(M=4, WS=3, S=1, T=5, W=1, I=3, A=1, Ld=7)  # S 1 cannot wound T 5 (R2-8)
@@ -210,16 +212,39 @@ profile = { M = 4, WS = 3, S = 3, T = 3, W = 1, I = 3, A = 1, Ld = 7 }
                    "a character or champion is one model, got 2"]
 
 
-# -- closed forms on the reference ---------------------------------------------------------
+# -- closed forms, on the reference and on the kernel ---------------------------------------
 
 def binomial(k, n, p) -> Fraction:
     return comb(n, k) * p ** k * (1 - p) ** (n - k)
 
 
-def plays(data, seed, trials=TRIALS) -> list[dict]:
+ENGINES = ("reference", "kernel")
+KERNEL_TRIALS = 40_000
+
+
+def plays(data, seed, trials=TRIALS, engine="reference") -> list[dict]:
+    """Fights of ``data`` as the reference's outcome dicts: played by the reference, or by
+    the kernel (KERNEL_TRIALS of them) and read back from its outcome record."""
     sc = odds.from_dict(data)
-    rng = random.Random(seed)
-    return [naive.play(sc, rng) for _ in range(trials)]
+    if engine == "reference":
+        rng = random.Random(seed)
+        return [naive.play(sc, rng) for _ in range(trials)]
+    result = odds.simulate(sc, trials=KERNEL_TRIALS, seed=seed, keep_fights=True, quiet=True)
+    columns = get_ruleset("whfb8").columns(sc)
+    rows = [dict(zip(columns, map(int, row))) for row in result.fights_record.T]
+    for r in rows:
+        r["units"] = [[(r[f"{key}.units[{i}].fate"],) for i in range(len(sc.side(key).every_unit))]
+                      if f"{key}.units[0].fate" in r else [(_side_fate(r, s),)]
+                      for s, key in enumerate(("attacker", "defender"))]
+    return rows
+
+
+def _side_fate(row, s) -> int:
+    """A one-unit side's fate from the shared columns."""
+    if row["winner"] == 2 - s:  # the other side won
+        return {FLED: UNIT_FLED, CAUGHT: UNIT_CAUGHT, DESTROYED: UNIT_DESTROYED}.get(
+            row["end"], UNIT_STANDING)
+    return UNIT_STANDING
 
 
 LORD = dict(M=4, WS=5, S=4, T=5, W=3, I=5, A=4, Ld=9)
@@ -233,12 +258,13 @@ def duel(foe_w, lord=LORD, lord_equipment=(), foe_is_champion=False):
                  [harmless("Spears", 10, 5, foe)], max_rounds=1, challenge="always")
 
 
-def test_a_challenge_slays_the_foe_with_the_binomial_chance_R2_4():
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_challenge_slays_the_foe_with_the_binomial_chance_R2_4(engine):
     """R2-4: the lord's 4 attacks (3+ to hit, 3+ to wound, no save) only at the W2 foe:
     P(foe slain in round 1) = 1 - sum_{k<2} Bin(k; 4, 4/9)."""
     p = Fraction(4, 6) * Fraction(4, 6)
     expected = 1 - sum(binomial(k, 4, p) for k in range(2))
-    rows = plays(duel(2), seed=11)
+    rows = plays(duel(2), seed=11, engine=engine)
     assert all(r["challenges"] == 1 for r in rows)
     slain = sum(r["defender_characters_slain"] for r in rows)
     assert sum(r["attacker_challenges_won"] for r in rows) == slain
@@ -300,12 +326,13 @@ def test_the_best_unit_s_ranks_only_and_disruption_R2_11():
     assert scores(shallow) == [1 + 2 + 1, 3 + 1]
 
 
-def test_a_unit_that_wins_the_combat_result_wins_the_round_R2_11():
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_unit_that_wins_the_combat_result_wins_the_round_R2_11(engine):
     """R2-11: the side of the higher total wins: the flanked target (0) loses to the
     chargers (1 + 3) and, Ld 1, breaks unless it rolls a double 1."""
     data = fight([harmless("A"), harmless("B", facing="flank"), harmless("C", facing="rear")],
                  [unit("Target", 10, group("T", 10, {**HARMLESS, "Ld": 1}))], max_rounds=1)
-    rows = plays(data, seed=13, trials=1_000)
+    rows = plays(data, seed=13, trials=1_000, engine=engine)
     broke = sum(r["units"][1][0][0] in (UNIT_FLED, UNIT_CAUGHT) for r in rows)
     assert all(r["winner"] in (0, 1) for r in rows)
     assert_rate(broke, len(rows), Fraction(35, 36), "P(the target breaks)")
@@ -318,18 +345,20 @@ def refusal_fight(refusal):
                  rules={"refusal": refusal}, max_rounds=1, challenge="always", accept="never")
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("refusal, holds", [("8e", Fraction(6, 36)),
                                             ("no_penalty", Fraction(26, 36))])
-def test_a_refused_character_s_ld_is_not_used_R2_4_R2_12(refusal, holds):
+def test_a_refused_character_s_ld_is_not_used_R2_4_R2_12(refusal, holds, engine):
     """R2-4, R2-12: the captain refuses the lord's challenge; with the 8th edition penalty
     the unit tests on its own Ld 5 - 1 (2D6 <= 4), else on the captain's 9 - 1."""
-    rows = plays(refusal_fight(refusal), seed=14)
+    rows = plays(refusal_fight(refusal), seed=14, engine=engine)
     assert all(r["challenges"] == 0 for r in rows)
     held = sum(r["units"][1][0][0] not in (UNIT_FLED, UNIT_CAUGHT) for r in rows)
     assert_rate(held, len(rows), holds, f"P(hold), refusal = {refusal}")
 
 
-def test_two_pursuers_catch_on_the_higher_roll_R2_13():
+@pytest.mark.parametrize("engine", ENGINES)
+def test_two_pursuers_catch_on_the_higher_roll_R2_13(engine):
     """R2-13: a unit fleeing from two chargers is caught when either pursuit roll is at
     least its flee roll: P(max(2D6, 2D6) >= 2D6), enumerated."""
     two_d6 = [a + b for a, b in itertools.product(range(1, 7), repeat=2)]
@@ -337,18 +366,19 @@ def test_two_pursuers_catch_on_the_higher_roll_R2_13():
                       36 ** 3)
     data = fight([harmless("A"), harmless("B", facing="flank")],
                  [unit("Target", 10, group("T", 10, {**HARMLESS, "Ld": 1}))], max_rounds=1)
-    rows = [r for r in plays(data, seed=15) if r["units"][1][0][0] in (UNIT_FLED, UNIT_CAUGHT)]
+    rows = [r for r in plays(data, seed=15, engine=engine) if r["units"][1][0][0] in (UNIT_FLED, UNIT_CAUGHT)]
     n_caught = sum(r["units"][1][0][0] == UNIT_CAUGHT for r in rows)
     assert_rate(n_caught, len(rows), caught, "P(caught by one of two pursuers)")
 
 
-def test_each_losing_unit_takes_its_own_break_test_R2_12():
+@pytest.mark.parametrize("engine", ENGINES)
+def test_each_losing_unit_takes_its_own_break_test_R2_12(engine):
     """R2-12: two charged units lose by 2 (charge, standard); each breaks on its own Ld:
     Ld 8 when 2D6 > 6, Ld 3 unless a double 1, independently."""
     data = fight([harmless("A", standard=True), harmless("B", charges="Rats")],
                  [unit("Orcs", 5, group("Orc", 5, {**HARMLESS, "Ld": 8})),
                   unit("Rats", 5, group("Rat", 5, {**HARMLESS, "Ld": 3}))], max_rounds=1)
-    rows = plays(data, seed=16)
+    rows = plays(data, seed=16, engine=engine)
     broke = [[r["units"][1][i][0] in (UNIT_FLED, UNIT_CAUGHT) for r in rows] for i in (0, 1)]
     p = [Fraction(21, 36), Fraction(35, 36)]
     for i in (0, 1):
