@@ -29,8 +29,21 @@ from odds.rulesets.whfb8.rules import (
 )
 
 
+class WithRules:
+    """Models with special rules (``self.rules``): which they have, which are in force."""
+
+    def has(self, key) -> bool:
+        return any(getattr(r, key) for r in self.rules)
+
+    def active(self, first_round, charging) -> list:
+        """The special rules in force this round, by their `when`."""
+        return [r for r in self.rules if r.when == "always"
+                or (first_round and r.when == "first round")
+                or (first_round and charging and r.when == "charging")]
+
+
 @dataclass
-class Unit:
+class Unit(WithRules):
     """One side's unit and its fighting state."""
 
     profile: dict
@@ -55,14 +68,6 @@ class Unit:
     def alive(self) -> int:
         return sum(self.ranks)
 
-    def has(self, key) -> bool:
-        return any(getattr(r, key) for r in self.rules)
-
-    def active(self, first_round, charging) -> list:
-        """The special rules in force this round, by their `when`."""
-        return [r for r in self.rules if r.when == "always"
-                or (first_round and r.when == "first round")
-                or (first_round and charging and r.when == "charging")]
 
     def reset(self) -> None:
         self.ranks = [min(self.width, self.count - i) for i in range(0, self.count, self.width)]

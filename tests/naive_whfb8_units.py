@@ -13,7 +13,7 @@ import random
 from dataclasses import dataclass
 from functools import cached_property
 
-from naive_whfb8 import best_reroll, ld_roll, movement_roll, roll_dice, roll_die
+from naive_whfb8 import WithRules, best_reroll, ld_roll, movement_roll, roll_dice, roll_die
 
 from odds.core.charts import NEVER
 from odds.core.outcome import (ATTACKER, CAUGHT, DEFENDER, DESTROYED, FLED, MUTUAL, NONE,
@@ -27,7 +27,7 @@ ASF_BAND = 100  # Always Strikes First / Last: a step above / below every Initia
 
 
 @dataclass
-class Kind:
+class Kind(WithRules):
     """One model group's fighting data: profile, rules, weapon, armour, mount, troop type."""
 
     profile: dict
@@ -41,15 +41,6 @@ class Kind:
     horde: int            # files that make a Horde (0: never)
     rank_models: int      # models that make a rank
     support_max: int      # supporting attacks of one model at most ("8e")
-
-    def has(self, key) -> bool:
-        return any(getattr(r, key) for r in self.rules)
-
-    def active(self, first_round, charging) -> list:
-        """The special rules in force this round, by their ``when``."""
-        return [r for r in self.rules if r.when == "always"
-                or (first_round and r.when == "first round")
-                or (first_round and charging and r.when == "charging")]
 
     @cached_property
     def asf(self) -> bool:

@@ -9,13 +9,14 @@ variance pooled from both samples. Every |z| must be < 4.
 """
 from __future__ import annotations
 
-import math
 import random
 from pathlib import Path
 
 import naive_whfb8_units as naive
 import numpy as np
 import pytest
+
+from test_whfb8_parity import GOBLIN, KNIGHT, STATE_TROOP, WARHORSE, WARRIOR, z_score
 
 import odds
 from odds.core.outcome import UNIT_FATES
@@ -27,15 +28,11 @@ KERNEL_SEED = 20250101
 REFERENCE_TRIALS = 2_500
 REFERENCE_SEED = 4243
 SCENARIOS = Path(__file__).resolve().parents[1] / "data" / "scenarios"
+STATE = STATE_TROOP
 
-WARRIOR = dict(M=4, WS=5, S=4, T=4, W=1, I=5, A=1, Ld=8)
-GOBLIN = dict(M=4, WS=2, S=3, T=3, W=1, I=3, A=1, Ld=5)
-STATE = dict(M=4, WS=3, S=3, T=3, W=1, I=3, A=1, Ld=7)
 ORC = dict(M=4, WS=3, S=3, T=4, W=1, I=2, A=1, Ld=7)
-KNIGHT = dict(M=4, WS=4, S=4, T=3, W=1, I=3, A=1, Ld=8)
 LORD = dict(M=4, WS=8, S=5, T=5, W=3, I=8, A=5, Ld=9)
 HERO = dict(M=4, WS=5, S=4, T=4, W=2, I=5, A=3, Ld=8)
-WARHORSE = dict(WS=3, S=3, I=3, A=1)
 
 
 def group(name, count, profile, equipment=(), rules=(), **keys):
@@ -179,14 +176,6 @@ def reference_rows(sc, columns) -> np.ndarray:
                 out[f"{side}.units[{i}].wounds"] = wounds
         rows.append([out[c] for c in columns])
     return np.array(rows).T
-
-
-def z_score(x: np.ndarray, y: np.ndarray) -> float:
-    pooled = np.concatenate([x, y]).astype(float)
-    v = pooled.var()
-    if v == 0:
-        return 0.0
-    return (x.mean() - y.mean()) / math.sqrt(v / x.size + v / y.size)
 
 
 def disagreements(columns, k, r) -> list[str]:
