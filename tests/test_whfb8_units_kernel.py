@@ -69,3 +69,18 @@ def test_the_comparison_can_fail():
     ruleset.play(ruleset.compile(scenario), 1, 0, a)
     ruleset.play(ruleset.compile(odds.from_dict(data)), 2, 0, b)
     assert disagreements(a, b)
+
+
+def test_a_record_of_the_shared_columns_only_is_filled_safely():
+    """A record with only the shared columns (runner.run's default) gets them, and nothing
+    is written past its rows: the same shared columns as a full record."""
+    scenario = odds.load(SCENARIOS / "whfb8_chaos_lord_combined_charge.toml")
+    ruleset = get_ruleset("whfb8")
+    plan = ruleset.compile(scenario)
+    short = empty_record(3_000)
+    full = empty_record(3_000, ruleset.own_columns(scenario)
+                        + tuple(ruleset.columns(scenario)[len(COLUMNS)
+                                                          + len(ruleset.own_columns(scenario)):]))
+    ruleset.play(plan, 5, 0, short)
+    ruleset.play(plan, 5, 0, full)
+    assert (short == full[:len(COLUMNS)]).all()

@@ -567,7 +567,8 @@ def _challenge(plan, n, inside, duel, refused, turn, out, t_row):
                     taker = first_champion
                 duel[s] = h
                 duel[o] = taker
-                out[HERO_COLUMN, t_row] += 1
+                if out.shape[0] > HERO_COLUMN:
+                    out[HERO_COLUMN, t_row] += 1
                 return
 
 
@@ -643,9 +644,9 @@ def _casualties(plan, n, inside, fate, duel, out, t_row):
     if duel[0] >= 0:
         a, b = _alive(plan, n, 0, duel[0]), _alive(plan, n, 1, duel[1])
         if not (a and b):
-            if a:
+            if a and out.shape[0] > HERO_COLUMN + 1:
                 out[HERO_COLUMN + 1, t_row] += 1
-            if b:
+            if b and out.shape[0] > HERO_COLUMN + 2:
                 out[HERO_COLUMN + 2, t_row] += 1
             duel[0] = -1
             duel[1] = -1
@@ -756,7 +757,8 @@ def _fear(plan, st, n, inside, frenzied, afraid, refused):
 
 @njit(cache=True)
 def play_fight(plan, st, w, out, t_row):
-    """Play one combat and write its outcome row into out[:, t_row]."""
+    """Play one combat and write its outcome row into out[:, t_row]: the shared columns,
+    then, as far as ``out`` has rows for them, the hero columns and each unit's."""
     (n, dmg, inside, fate, wounded, frenzied, afraid, flee, best, fled_now, duel, refused,
      caused, dealt, cap, alloc, front_of, contact, before, heng, spill) = w
     U = plan.unit.shape[2]
@@ -834,13 +836,14 @@ def play_fight(plan, st, w, out, t_row):
             lost = plan.unit[U_UNIT_SIZE, s, u] if fate[s, u] == UNIT_CAUGHT else \
                 plan.unit[U_UNIT_SIZE, s, u] - _standing(plan, n, s, u)
             total += lost
-            if plan.unit_columns:
+            if plan.unit_columns and out.shape[0] >= column + 3:
                 out[column, t_row] = fate[s, u]
                 out[column + 1, t_row] = lost
                 out[column + 2, t_row] = wounded[s, u]
                 column += 3
         out[3 + s, t_row] = total
-        out[HERO_COLUMN + 3 + s, t_row] = slain
+        if out.shape[0] > HERO_COLUMN + 3 + s:
+            out[HERO_COLUMN + 3 + s, t_row] = slain
 
 
 @njit(cache=True, inline="always")
