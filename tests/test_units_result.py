@@ -4,6 +4,7 @@ per-unit record columns (built here as a synthetic record, the numbers computed 
 scenario of one unit a side derives each side's unit from the side record."""
 import io
 import json
+from pathlib import Path
 
 import matplotlib
 import numpy as np
@@ -365,3 +366,17 @@ def test_html_shows_each_unit_only_for_several_units(issue, one_unit):
     """In Jupyter a Result of several units a side shows each unit's table too."""
     assert "each unit" in issue._repr_html_() and "Gretchin" in issue._repr_html_()
     assert "each unit" not in one_unit._repr_html_()
+
+
+def test_a_grid_of_one_unit_and_several_unit_cells_has_every_unit_figure():
+    """A comparison whose cells differ in units (the Chaos Lord's weapons with and without
+    the Knights): the one-unit cells give their one unit's figures too, so no cell of a
+    per-unit column is missing, and they agree with the side's own figures."""
+    data = Path(__file__).resolve().parents[1] / "data"
+    grid = odds.compare(data / "comparisons" / "whfb8_chaos_lord_weapons.toml", trials=400,
+                        quiet=True).frame
+    caught = grid["defender.units[Night Goblins].caught"]
+    assert caught.notna().all()
+    assert (caught == grid["defender_caught"]).all()  # the defender is one unit in every cell
+    alone = grid["variant"].str.endswith("Warriors alone")
+    assert grid.loc[~alone, "attacker.units[Chaos Knights].destroyed"].notna().all()

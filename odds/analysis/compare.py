@@ -318,6 +318,7 @@ def play_grid(name: str, scenario_name: str, cells: dict, baseline: str, *, tria
                   client=client, method=method, max_states=max_states, where=where)
     first = {}
     rows, results = [], {}
+    wide = any(units.several_units(r.scenario) for r in played.results)
     for v in variants:  # rows variant by variant, as the grid reads
         for o in opponents:
             i = index[v, o]
@@ -326,7 +327,7 @@ def play_grid(name: str, scenario_name: str, cells: dict, baseline: str, *, tria
             pairing = played.pairings.get(i)
             twin = first.setdefault(played.digests[i], (v, o))
             rows.append({"variant": v, "opponent": o,
-                         **row(result, get_ruleset(result.scenario.ruleset)),
+                         **row(result, get_ruleset(result.scenario.ruleset), wide),
                          "scenario": scenario_name,
                          "precision_met": result.precision_met, "baseline": baseline,
                          **(pairing.differences() if pairing else _no_difference(result)),
@@ -357,8 +358,10 @@ def _no_difference(result) -> dict:
     return out
 
 
-def row(result, ruleset) -> dict:
-    """One grid row: identification, probabilities with intervals, means, points efficiency."""
+def row(result, ruleset, unit_columns: bool = False) -> dict:
+    """One grid row: identification, probabilities with intervals, means, points efficiency,
+    and each unit's figures when its side has several units or ``unit_columns`` (another
+    cell of the grid has)."""
     sc = result.scenario
     row = {"scenario": sc.name, "ruleset": sc.ruleset, "method": result.method,
            "trials": result.trials, "seed": result.seed, "states": result.states}
@@ -368,7 +371,7 @@ def row(result, ruleset) -> dict:
     means = result.means()
     row.update(means)
     row.update(points_efficiency(sc, ruleset, probs["attacker_wins"][0], means))
-    row.update(units.units_grid_columns(result))  # several units a side: each unit's figures
+    row.update(units.units_grid_columns(result, unit_columns))
     return row
 
 

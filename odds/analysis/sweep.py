@@ -11,6 +11,7 @@ from odds.analysis import report, solving
 from odds.analysis.compare import grid_text, records, row
 from odds.analysis.comparison_file import cell
 from odds.analysis.paired import play
+from odds.analysis.units import several_units
 from odds.api import MAX_TRIALS, check_arguments
 from odds.core import schema as s
 from odds.errors import ScenarioError
@@ -121,8 +122,9 @@ def sweep(scenario: Scenario | str | Path, path: str, values, *, trials: int | N
                   precision=precision, max_trials=max_trials, threads=threads,
                   progress=progress, quiet=quiet, client=client, method=method,
                   max_states=max_states, where=s.Where("odds.sweep", ""))
+    wide = any(several_units(r.scenario) for r in played.results)
     rows = [{"parameter": path, "value": value,
-             **row(result, get_ruleset(result.scenario.ruleset)),
+             **row(result, get_ruleset(result.scenario.ruleset), wide),
              "precision_met": result.precision_met}
             for value, result in zip(values, played.results)]
     return Sweep(path, pd.DataFrame(rows), played.results, precision, played.method_note)

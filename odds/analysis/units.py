@@ -156,11 +156,12 @@ def units_summary_rows(result) -> list[dict]:
     return rows
 
 
-def units_grid_columns(result) -> dict:
-    """A comparison or sweep row's unit columns, for a side of several units:
+def units_grid_columns(result, every: bool = False) -> dict:
+    """A comparison or sweep row's unit columns, for a side of several units (or, with
+    ``every``, in a grid where another cell has several: a side of one unit is its one unit):
     ``<side>.units[<unit name>].<fate>`` with ``_low`` / ``_high``, and the means."""
     out = {}
-    if not several_units(result.scenario):
+    if not (every or several_units(result.scenario)):
         return out
     for row in units_summary_rows(result):
         out[row["outcome"]] = row["value"]
