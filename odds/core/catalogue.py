@@ -21,9 +21,17 @@ def catalogue(parts: tuple[str, ...], scenario, keys: dict[str, tuple]) -> dict[
 
 
 def bundled(parts: tuple[str, ...], keys: dict[str, tuple]) -> dict[str, dict]:
-    """The entries of the bundled table ``data/<parts>``, checked against ``keys``."""
-    where = s.Where(str(data_path(*parts)), "")
-    return {name: s.fields(spec, keys, where / name) for name, spec in load_table(*parts).items()}
+    """The entries of the bundled table ``data/<parts>``, checked against ``keys`` (once a
+    process: the bundled tables do not change; each call gets its own copies)."""
+    cache_key = (parts, id(keys))
+    if cache_key not in _BUNDLED:
+        where = s.Where(str(data_path(*parts)), "")
+        _BUNDLED[cache_key] = (keys, {name: s.fields(spec, keys, where / name)
+                                      for name, spec in load_table(*parts).items()})
+    return {name: dict(spec) for name, spec in _BUNDLED[cache_key][1].items()}
+
+
+_BUNDLED: dict = {}  # (parts, id(keys)) -> (keys, the checked entries); keys kept alive
 
 
 def own_entries(scenario, keys: dict[str, tuple]) -> dict[str, dict]:

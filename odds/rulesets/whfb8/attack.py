@@ -4,6 +4,7 @@ Attacks, Killing Blow, Armour Piercing, Regeneration and Flaming Attacks."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from odds.core.effects import dice_pmf, final_faces, strongest_reroll, succeeds
 from odds.rulesets.whfb8.rules import NO_SAVE, AttackEffects
@@ -58,6 +59,7 @@ def saving(rules) -> Saving:
         reroll_ward=strongest_reroll([r.reroll_ward for r in rules]))
 
 
+@lru_cache(maxsize=4096)
 def p_unsaved(to_hit: int | None, to_wound: int, armour: int, ward: int, strength: int,
               by: AttackEffects, on: Saving, man_sized: bool) -> tuple[float, float]:
     """P(one attack causes an unsaved wound), split as (a wound, a Killing Blow): ``to_hit``

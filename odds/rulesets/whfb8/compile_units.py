@@ -35,7 +35,7 @@ from odds.rulesets.whfb8.rules import (
     charts,
     equipment,
     fighting_weapon,
-    group_rules,
+    special_rules,
     troop_types,
 )
 
@@ -138,6 +138,7 @@ def compile_units(scenario) -> UnitsPlan:
     charger = 0 if scenario.engagement["charger"] == "attacker" else 1
     keys = ("attacker", "defender")
     sides = [scenario.side(k).every_unit for k in keys]
+    rules_of = _rules_of(scenario)
     U = max(len(x) for x in sides)
     H = max(1, max(sum(len(un.heroes(u)) for u in x) for x in sides))
     B = U + H
@@ -155,7 +156,7 @@ def compile_units(scenario) -> UnitsPlan:
         for u, each in enumerate(sides[s]):
             plain = un.rank_and_file(each)
             heroes = un.heroes(each)
-            _unit_row(unit, s, u, each, plain, heroes, scenario, table, troops, resurrection,
+            _unit_row(unit, s, u, each, plain, heroes, rules_of, table, troops, resurrection,
                       charger == s, h)
             if plain:
                 bodies[s][u] = (plain, each)
@@ -177,7 +178,7 @@ def compile_units(scenario) -> UnitsPlan:
     pairs = un.engagements(scenario)
     engagement = np.array([[p[0] for p in pairs], [p[1] for p in pairs],
                            [FACES[p[2]] for p in pairs]], np.int64)
-    strikers = _strikers(scenario, sides, bodies, table, U, charger)
+    strikers = _strikers(scenario, rules_of, sides, bodies, table, U, charger)
     J = len(strikers)
     p = np.zeros((2, 2, 2, 2, 2, J, B))
     p_slay = np.zeros_like(p)
@@ -188,7 +189,7 @@ def compile_units(scenario) -> UnitsPlan:
         for b in range(B):
             if bodies[1 - x["side"]][b] is not None:
                 _chances(p, p_slay, can_wound, multiple_wounds, j, b, x, *bodies[1 - x["side"]][b],
-                         scenario, table, troops, to_hit, to_wound, charger)
+                         scenario, rules_of, table, troops, to_hit, to_wound, charger)
     for j, x in enumerate(strikers):  # R2-4: mounts and supporters aim with their riders
         if x["kind"] in (SUPPORTING, MOUNT, HERO_MOUNT):
             rider = next(i for i, y in enumerate(strikers) if y["side"] == x["side"]
@@ -219,11 +220,11 @@ def compile_units(scenario) -> UnitsPlan:
     )
 
 
-def _unit_row(unit, s, u, each, plain, heroes, scenario, table, troops, resurrection,
+def _unit_row(unit, s, u, each, plain, heroes, rules_of, table, troops, resurrection,
               charging, first_hero) -> None:
     """Unit u of side s: its formation, command, psychology and rank-and-file attacks."""
     troop = troops[(plain or heroes[0]).options["troop_type"]]
-    rules = group_rules(plain, scenario) if plain else []
+    rules = rules_of(plain) if plain else []
     row = {
         "width": each.options["width"],
         "unit_size": (plain.count if plain else 0) + len(heroes),
@@ -249,6 +250,12 @@ def _unit_row(unit, s, u, each, plain, heroes, scenario, table, troops, resurrec
         row.update(_unit_attacks(plain, rules, table, troop, resurrection, charging))
     for key, value in row.items():
         unit[key][s, u] = value
+
+
+def _rules_of(scenario):
+    """A group's special rules, from the scenario's table read once."""
+    table = special_rules(scenario)
+    return lambda group: [table[name] for name in group.options["rules"]]
 
 
 def _dice_of(rules, key):
@@ -279,7 +286,7 @@ def _unit_attacks(plain, rules, table, troop, resurrection, charging) -> dict:
     return row
 
 
-def _strikers(scenario, sides, bodies, table, U, charger) -> list[dict]:
+def _strikers(scenario, rules_of, sides, bodies, table, U, charger) -> list[dict]:
     """Every part that strikes, with its strike key (R2-6), its dice, and the most attacks
     it can make in one step (for the binomial tables)."""
     troops = troop_types()
@@ -291,7 +298,7 @@ def _strikers(scenario, sides, bodies, table, U, charger) -> list[dict]:
             size = (plain.count if plain else 0) + len(un.heroes(unit))
             front = min(unit.options["width"], size)
             if plain:
-                rules = group_rules(plain, scenario)
+                rules = rules_of(plain)
                 weapon = fighting_weapon(plain, table)
                 first = any(r.strikes_first for r in rules)
                 last = weapon.strikes_last or any(r.strikes_last for r in rules)
@@ -325,7 +332,7 @@ def _strikers(scenario, sides, bodies, table, U, charger) -> list[dict]:
                 continue
             group, each = bodies[s][b]
             u = next(i for i, x in enumerate(sides[s]) if x is each)
-            rules = group_rules(group, scenario)
+            rules = rules_of(group)
             weapon = fighting_weapon(group, table)
             mounted = troops[group.options["troop_type"]].mounted
             first = any(r.strikes_first for r in rules)
@@ -372,7 +379,7 @@ def _armour(group, items, mounted) -> int:
 
 
 def _chances(p, p_slay, can_wound, multiple_wounds, j, b, st, target, target_unit, scenario,
-             table, troops, to_hit, to_wound, charger) -> None:
+             rules_of, table, troops, to_hit, to_wound, charger) -> None:
     """P(an attack of striker ``j`` causes an unsaved wound on body ``b``), per round type,
     Fear of either unit, the target's Frenzy and whether it is attacked in its front."""
     s = st["side"]
@@ -381,7 +388,7 @@ def _chances(p, p_slay, can_wound, multiple_wounds, j, b, st, target, target_uni
     prof, tp = group.profile, target.profile
     items = [table[n] for n in target.equipment]
     t_troop = troops[target.options["troop_type"]]
-    t_rules = group_rules(target, scenario)
+    t_rules = rules_of(target)
     t_weapon = fighting_weapon(target, table)
     armour = _armour(target, items, t_troop.mounted)
     may_parry = (not t_troop.mounted and not t_weapon.is_weapon and any(i.parry for i in items))

@@ -331,6 +331,7 @@ def check(scenario) -> None:
     from odds.rulesets.whfb8 import units
 
     table = equipment(scenario)
+    known = special_rules(scenario)
     for key in ("attacker", "defender"):
         for unit, where in scenario.unit_wheres(key):
             for j, group in enumerate(unit.models):
@@ -339,24 +340,25 @@ def check(scenario) -> None:
                         "a unit has one rank-and-file group: mark a character or champion "
                         "with `character = true` or `champion = true`")
                 _check_group(group, table, where / "models" / j)
-                _check_rules(group, scenario, where / "models" / j / "rules")
+                _check_rules(group, known, scenario, where / "models" / j / "rules")
         _check_points(scenario, key)
     units.check_charges(scenario)
     if units.led(scenario):
-        units.check(scenario, lambda group: group_rules(group, scenario))
+        units.check(scenario, lambda group: [known[name] for name in group.options["rules"]])
     e = scenario.engagement
     if e["reaction"] == "flee" and e["charge_distance"] is None:
         raise s.Where(scenario.source, "engagement.charge_distance").error(
             "is required when reaction = 'flee' (inches between the units, R2-2)")
 
 
-def _check_rules(group, scenario, where: s.Where) -> None:
-    known = special_rules(scenario)
+def _check_rules(group, known: dict, scenario, where: s.Where) -> None:
+    """The group's rules are in ``known`` (the scenario's special rules) and fit its
+    reaction."""
     for i, name in enumerate(group.options["rules"]):
         if name not in known:
             raise unknown_name(name, known, where / i, "`odds weapons whfb8` lists them",
                                kind="special rule")
-    chosen = group_rules(group, scenario)
+    chosen = [known[name] for name in group.options["rules"]]
     if any(r.immune_to_psychology for r in chosen) and \
             scenario.engagement["reaction"] == "flee" and group in _charged(scenario).models:
         raise s.Where(scenario.source, "engagement.reaction").error(
