@@ -98,6 +98,42 @@ def strike_key(initiative: int, first: bool, last: bool, simultaneous: bool = Fa
     return 16 * rank + (0 if simultaneous and rank != 1 else initiative)
 
 
+NO_MOUNT = {"WS": 1, "S": 1, "I": 1, "A": 0}  # a model on foot: a mount with no attacks
+
+
+def dice_of(rules, key: str) -> tuple:
+    """The dice ``rules`` give for ``key`` (Random Attacks, Impact Hits, Stomp), NO_DICE if
+    none: the first rule that gives them."""
+    return tuple(next((getattr(x, key) for x in rules if getattr(x, key)), NO_DICE))
+
+
+def armour_save(profile, items, on_mount: bool) -> int:
+    """The armour save before Strength (R2-9): the profile's Sv, else the best armour item's,
+    better by each item's bonus (shield, barding) and by 1 for being mounted."""
+    if profile["Sv"] is not None:
+        return profile["Sv"]
+    best = min([i.armour for i in items if i.armour is not None] + [NO_SAVE])
+    return best - sum(i.armour_bonus for i in items) - on_mount
+
+
+def strength(profile, weapon, first_round: bool, charging: bool, on_mount: bool) -> int:
+    """A model's S with its weapon (R2-8): + its bonus, + its first-round bonus, + its charge
+    bonus for a mounted charger; at most 10."""
+    return min(10, profile["S"] + weapon.strength_bonus
+               + first_round * weapon.first_round_strength
+               + (charging and on_mount) * weapon.charge_strength)
+
+
+def support(profile, weapon, rules, troop, resurrection: bool) -> tuple[int, int, int]:
+    """(supporting ranks without the Horde, supporting attacks a supporting model makes,
+    files that make a Horde) of a unit's rank-and-file (R2-5): 8th edition, or the rules
+    text with ``resurrection``."""
+    foot_extra = not troop.mounted and (weapon.extra_rank or any(r.extra_rank for r in rules))
+    if resurrection:
+        return int(foot_extra), 1, RESURRECTION_HORDE if troop.horde_files else 0
+    return 1 + foot_extra, min(profile["A"], troop.support_max), troop.horde_files
+
+
 def compile_plan(scenario) -> Plan:
     """The plan for one scenario (already checked by :func:`odds.scenario.from_dict`)."""
     to_hit, to_wound = charts()
@@ -121,32 +157,20 @@ def compile_plan(scenario) -> Plan:
     troops = troop_types()
     troop = [troops[g.options["troop_type"]] for g in groups]
     on_mount = [mounted(g) for g in groups]
-    mount = [g.options["mount"] or {"WS": 1, "S": 1, "I": 1, "A": 0} for g in groups]
+    mount = [g.options["mount"] or NO_MOUNT for g in groups]
     fights_front = [s == charger or face == FRONT for s in range(2)]
 
     def has(s, key):
         return any(getattr(x, key) for x in rules[s])
 
-    def support_ranks(s):
-        foot_extra = not on_mount[s] and (weapon[s].extra_rank or has(s, "extra_rank"))
-        return int(foot_extra) if resurrection else 1 + foot_extra
-
-    def support_attacks(s):  # R2-5: 8e's monstrous support, min(A, 3); the rules text's 1
-        return 1 if resurrection else min(groups[s].profile["A"], troop[s].support_max)
-
-    def horde_files(s):
-        files = troop[s].horde_files
-        return RESURRECTION_HORDE if resurrection and files else files
-
-    def spec(s, key):
-        """The group's dice for ``key`` (Random Attacks, Impact Hits, Stomp), NO_DICE if none:
-        the first rule that gives them."""
-        return next((getattr(x, key) for x in rules[s] if getattr(x, key)), NO_DICE)
-
+    ranks, support_attacks, horde_files = zip(*(
+        support(groups[s].profile, weapon[s], rules[s], troop[s], resurrection)
+        for s in range(2)))
     stomped = [troop[s].stomped for s in range(2)]
-    rolled = np.array([[spec(s, "random_attacks"), NO_DICE, NO_DICE, spec(s, "impact_hits"),
-                        spec(s, "stomp") if stomped[1 - s] else NO_DICE] for s in range(2)],
-                      np.int64)
+    rolled = np.array([[dice_of(rules[s], "random_attacks"), NO_DICE, NO_DICE,
+                        dice_of(rules[s], "impact_hits"),
+                        dice_of(rules[s], "stomp") if stomped[1 - s] else NO_DICE]
+                       for s in range(2)], np.int64)
     first = [has(s, "strikes_first") for s in range(2)]
     last = [weapon[s].strikes_last or has(s, "strikes_last") for s in range(2)]
     strikes_first = [first[s] and not last[s] for s in range(2)]  # the ability, not cancelled
@@ -176,27 +200,22 @@ def compile_plan(scenario) -> Plan:
         prof, target = groups[s].profile, groups[t].profile
         reroll_first = (strikes_first[s] and prof["I"] >= target["I"]  # R2-6
                         and not (simultaneous and strikes_first[t]))
-        armour = target["Sv"]
-        if armour is None:
-            armour = min([i.armour for i in items[t] if i.armour is not None] + [NO_SAVE])
-            armour -= sum(i.armour_bonus for i in items[t]) + on_mount[t]  # R2-9
+        armour = armour_save(target, items[t], on_mount[t])
         parry = (not on_mount[t] and not weapon[t].is_weapon and any(i.parry for i in items[t])
                  and fights_front[t])
         man_sized = troop[t].killing_blow
         one_wound = target["W"] == 1
         for r in (FIRST, LATER):
             charging = r == FIRST and s == charger
-            strength = min(10, prof["S"] + weapon[s].strength_bonus
-                           + (r == FIRST) * weapon[s].first_round_strength
-                           + (charging and on_mount[s]) * weapon[s].charge_strength)
+            s_rider = strength(prof, weapon[s], r == FIRST, charging, on_mount[s])
             rider = striking(active_rules(rules[s], r == FIRST, charging) + [weapon[s]],
                              "failures" if reroll_first else None)
             if rider.multiple_wounds and not one_wound:
                 multiple_wounds[r, s] = rider.multiple_wounds  # R2-8: a W1 takes one wound
             on = saving(active_rules(rules[t], r == FIRST, r == FIRST and t == charger))
             automatic = striking([])
-            for part, ws, st, by in ((FIGHTING, prof["WS"], strength, rider),
-                                     (SUPPORTING, prof["WS"], strength, rider),
+            for part, ws, st, by in ((FIGHTING, prof["WS"], s_rider, rider),
+                                     (SUPPORTING, prof["WS"], s_rider, rider),
                                      (MOUNT, mount[s]["WS"], mount[s]["S"], automatic),
                                      (IMPACT, None, prof["S"], automatic),
                                      (STOMP, None, prof["S"], automatic)):
@@ -234,7 +253,7 @@ def compile_plan(scenario) -> Plan:
     for s in range(2):
         most[s] = [in_front[s] * (attacks[s] + first_attacks[s] + frenzy[s]
                                   + (0 if fixed[s, FIGHTING] else highest[s, FIGHTING])) + 1,
-                   in_front[s] * 3 * support_attacks(s), in_front[s] * mount[s]["A"],
+                   in_front[s] * 3 * support_attacks[s], in_front[s] * mount[s]["A"],
                    in_front[s] * highest[s, IMPACT], in_front[s] * highest[s, STOMP]]
     cdf, cdf_offset, cdf_top = cdf_tables(p, np.broadcast_to(most, p.shape))
     causes_fear = [has(s, "causes_fear") for s in range(2)]
@@ -251,9 +270,9 @@ def compile_plan(scenario) -> Plan:
         stomps=ints(lambda s, side, g: highest[s, STOMP] * fixed[s, STOMP]),
         champion=ints(lambda s, side, g: side.options["champion"]),
         frenzy=frenzy,
-        support_ranks=ints(lambda s, side, g: support_ranks(s)),
-        support_attacks=ints(lambda s, side, g: support_attacks(s)),
-        horde_files=ints(lambda s, side, g: horde_files(s)),
+        support_ranks=np.array(ranks, np.int64),
+        support_attacks=np.array(support_attacks, np.int64),
+        horde_files=np.array(horde_files, np.int64),
         rank_models=ints(lambda s, side, g: troop[s].rank_models),
         supports=ints(lambda s, side, g: fights_front[s]),
         in_contact=ints(lambda s, side, g: side.options["in_contact"] or 0),

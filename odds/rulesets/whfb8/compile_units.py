@@ -24,10 +24,14 @@ from odds.rulesets.whfb8.compile import (
     IMPACT_I,
     LATER,
     NO_DICE,
+    NO_MOUNT,
     REAR,
-    RESURRECTION_HORDE,
     STOMP_I,
+    armour_save,
+    dice_of,
+    strength,
     strike_key,
+    support,
 )
 from odds.rulesets.whfb8.rules import (
     HAND_WEAPON,
@@ -45,7 +49,6 @@ FACES = {"front": FRONT, "flank": FLANK, "rear": REAR}
 CHALLENGES = {"never": 0, "always": 1, "champion_only": 2}
 ACCEPTS = {"always": 0, "never": 1, "champion_first": 2}
 AIMS = {"never": 0, "always": 1, "if_can_wound": 2}
-NO_MOUNT = {"WS": 1, "S": 1, "I": 1, "A": 0}
 
 
 UNIT_FIELDS = (  # plan.unit[field, side, unit]
@@ -231,8 +234,6 @@ def _unit_row(unit, s, u, each, plain, heroes, rules_of, table, troops, resurrec
         "ld": plain.profile["Ld"] if plain else 0,
         "lent_ld": each.options["general_Ld"] or 0,
         "rank_models": troop.rank_models,
-        "horde_files": (RESURRECTION_HORDE if troop.horde_files else 0) if resurrection
-        else troop.horde_files,
         "standard": each.options["standard"],
         "musician": each.options["musician"],
         "champion_bonus": each.options["champion"],
@@ -258,30 +259,25 @@ def _rules_of(scenario):
     return lambda group: [table[name] for name in group.options["rules"]]
 
 
-def _dice_of(rules, key):
-    """The first of ``rules`` that gives dice for ``key``, NO_DICE if none."""
-    return tuple(next((getattr(x, key) for x in rules if getattr(x, key)), NO_DICE))
-
-
 def _unit_attacks(plain, rules, table, troop, resurrection, charging) -> dict:
     """A unit's rank-and-file attacks (R2-4, R2-5): counted A, first-round A, supporting
     ranks and attacks, mounts, fixed Impact Hits and Stomps."""
     weapon = fighting_weapon(plain, table)
-    random = _dice_of(rules, "random_attacks")
+    random = dice_of(rules, "random_attacks")
     base = plain.profile["A"] if random == NO_DICE else (random[2] if random[0] == 0 else 0)
     later = sum(x.extra_attacks for x in active_rules(rules, False, False))
-    foot_extra = not troop.mounted and (weapon.extra_rank or any(r.extra_rank for r in rules))
+    ranks, attacks, horde = support(plain.profile, weapon, rules, troop, resurrection)
     row = {
         "attacks": base + (0 if troop.mounted else weapon.extra_attack) + later,
         "first_attacks": sum(x.extra_attacks for x in active_rules(rules, True, charging))
         - later,
         "mount_attacks": (plain.options["mount"] or NO_MOUNT)["A"],
-        "support_ranks": int(foot_extra) if resurrection else 1 + foot_extra,
-        "support_attacks": 1 if resurrection else min(plain.profile["A"],
-                                                      troop.support_max),
+        "support_ranks": ranks,
+        "support_attacks": attacks,
+        "horde_files": horde,
     }
     for key, name in (("impact_hits", "impact_hits"), ("stomps", "stomp")):
-        spec = _dice_of(rules, name)
+        spec = dice_of(rules, name)
         row[key] = spec[2] if spec != NO_DICE and spec[0] == 0 else 0
     return row
 
@@ -304,9 +300,9 @@ def _strikers(scenario, rules_of, sides, bodies, table, U, charger) -> list[dict
                 last = weapon.strikes_last or any(r.strikes_last for r in rules)
                 mount = plain.options["mount"] or NO_MOUNT
                 key = strike_key(plain.profile["I"], first, last, simultaneous)
-                random = _dice_of(rules, "random_attacks")
-                impact = _dice_of(rules, "impact_hits")
-                stomp = _dice_of(rules, "stomp")
+                random = dice_of(rules, "random_attacks")
+                impact = dice_of(rules, "impact_hits")
+                stomp = dice_of(rules, "stomp")
                 stomped = [troops[g.options["troop_type"]].stomped
                            for g, _ in filter(None, bodies[1 - s])]
                 top = plain.profile["A"] + 5 + 1 + random[0] * random[1] + random[2]
@@ -337,7 +333,7 @@ def _strikers(scenario, rules_of, sides, bodies, table, U, charger) -> list[dict
             mounted = troops[group.options["troop_type"]].mounted
             first = any(r.strikes_first for r in rules)
             last = weapon.strikes_last or any(r.strikes_last for r in rules)
-            random = _dice_of(rules, "random_attacks")
+            random = dice_of(rules, "random_attacks")
             fixed = (random[2] if random[0] == 0 else 0) if random != NO_DICE \
                 else group.profile["A"]
             fixed += (0 if mounted else weapon.extra_attack) + sum(
@@ -369,15 +365,6 @@ def _steps(strikers) -> np.ndarray:
     return steps
 
 
-def _armour(group, items, mounted) -> int:
-    """The armour save before Strength (R2-9): the profile's Sv, else the best armour item's
-    + shield, barding and being mounted."""
-    if group.profile["Sv"] is not None:
-        return group.profile["Sv"]
-    best = min([i.armour for i in items if i.armour is not None] + [NO_SAVE])
-    return best - sum(i.armour_bonus for i in items) - mounted
-
-
 def _chances(p, p_slay, can_wound, multiple_wounds, j, b, st, target, target_unit, scenario,
              rules_of, table, troops, to_hit, to_wound, charger) -> None:
     """P(an attack of striker ``j`` causes an unsaved wound on body ``b``), per round type,
@@ -390,7 +377,7 @@ def _chances(p, p_slay, can_wound, multiple_wounds, j, b, st, target, target_uni
     t_troop = troops[target.options["troop_type"]]
     t_rules = rules_of(target)
     t_weapon = fighting_weapon(target, table)
-    armour = _armour(target, items, t_troop.mounted)
+    armour = armour_save(tp, items, t_troop.mounted)
     may_parry = (not t_troop.mounted and not t_weapon.is_weapon and any(i.parry for i in items))
     on_mount = troops[group.options["troop_type"]].mounted
     mount = group.options["mount"] or NO_MOUNT
@@ -406,21 +393,19 @@ def _chances(p, p_slay, can_wound, multiple_wounds, j, b, st, target, target_uni
     for r in (FIRST, LATER):
         charging = r == FIRST and s == charger
         if rider:
-            strength = min(10, prof["S"] + weapon.strength_bonus
-                           + (r == FIRST) * weapon.first_round_strength
-                           + (charging and on_mount) * weapon.charge_strength)
+            hit_strength = strength(prof, weapon, r == FIRST, charging, on_mount)
             reroll_first = first and not last and prof["I"] >= tp["I"] and not (
                 simultaneous and target_first)
             by = striking(active_rules(rules, r == FIRST, charging) + [weapon],
                           "failures" if reroll_first else None)
             ws = prof["WS"]
         elif kind in (MOUNT, HERO_MOUNT):
-            strength, by, ws = mount["S"], striking([]), mount["WS"]
+            hit_strength, by, ws = mount["S"], striking([]), mount["WS"]
         else:  # Impact Hits, Stomps: automatic hits at the model's S
-            strength, by, ws = prof["S"], striking([]), None
+            hit_strength, by, ws = prof["S"], striking([]), None
         if by.multiple_wounds and not one_wound:
             multiple_wounds[r, j] = by.multiple_wounds
-        wound = to_wound[strength - 1][tp["T"] - 1]
+        wound = to_wound[hit_strength - 1][tp["T"] - 1]
         can_wound[r, j, b] = int(wound < NO_SAVE or by.poisoned or by.wounds_on is not None)
         on = saving(active_rules(t_rules, r == FIRST, r == FIRST and t == charger))
         for afraid in (0, 1):
@@ -432,7 +417,7 @@ def _chances(p, p_slay, can_wound, multiple_wounds, j, b, st, target, target_uni
                         parry = may_parry and front and not frenzied
                         ward = min(tp["Ward"] or NO_SAVE, 6 if parry else NO_SAVE)
                         i = (r, afraid, enemy_afraid, frenzied, front, j, b)
-                        p[i], p_slay[i] = p_unsaved(hit, wound, armour, ward, strength, by, on,
+                        p[i], p_slay[i] = p_unsaved(hit, wound, armour, ward, hit_strength, by, on,
                                                     man_sized)
                         if one_wound:
                             p[i], p_slay[i] = p[i] + p_slay[i], 0.0
