@@ -174,9 +174,15 @@ def _steadfast(plan, n, s):
 
 @njit(cache=True, inline="always")
 def _movement_dice(plan, st, s):
+    """Side s's flee, pursuit or charge roll (:func:`_movement`)."""
+    return _movement(st, plan.swiftstride[s] > 0)
+
+
+@njit(cache=True, inline="always")
+def _movement(st, swiftstride):
     """A flee, pursuit or charge roll: 2D6, or 3D6 dropping the lowest with Swiftstride."""
     a, b = d6(st), d6(st)
-    if plan.swiftstride[s] > 0:
+    if swiftstride:
         c = d6(st)
         return a + b + c - min(a, min(b, c))
     return a + b
@@ -233,6 +239,12 @@ def _break_test(plan, st, s, target, extra):
     """Side s's break test: its roll against target; a double 1 always passes (Insane
     Courage, R2-12)."""
     a, b = _ld_dice(plan, st, s, extra)
+    return _holds(a, b, target)
+
+
+@njit(cache=True, inline="always")
+def _holds(a, b, target):
+    """A break test of dice a, b holds: at most target, or a double 1 (Insane Courage)."""
     return a + b <= target or (a == 1 and b == 1)
 
 

@@ -24,7 +24,7 @@ from odds.core.outcome import (
     UNIT_STANDING,
     UNRESOLVED,
 )
-from odds.core.rng import d6, seed_stream, successes
+from odds.core.rng import seed_stream, successes
 from odds.rulesets.whfb8.compile import FIRST, FLANK, FRONT, LATER, REAR
 from odds.rulesets.whfb8.compile_units import (
     FIGHTING,
@@ -41,7 +41,7 @@ from odds.rulesets.whfb8.compile_units import (
     STRIKER_FIELDS,
     UNIT_FIELDS,
 )
-from odds.rulesets.whfb8.kernel import _ld_pair, _roll, _rolled
+from odds.rulesets.whfb8.kernel import _holds, _ld_pair, _movement, _roll, _rolled
 
 # the rows of the plan's packed arrays (compile_units.*_FIELDS)
 B_BODY_UNIT = BODY_FIELDS.index("body_unit")
@@ -499,16 +499,6 @@ def _fails(plan, st, n, inside, refused, s, u, rerolls):
 
 
 @njit(cache=True, inline="always")
-def _move(plan, st, s, u):
-    """A flee or pursuit roll: 2D6, or 3D6 dropping the lowest with Swiftstride."""
-    a, b = d6(st), d6(st)
-    if plan.unit[U_SWIFTSTRIDE, s, u] > 0:
-        c = d6(st)
-        return a + b + c - min(a, min(b, c))
-    return a + b
-
-
-@njit(cache=True, inline="always")
 def _engaged(plan, inside, s, u, o):
     """Side s's unit u and the enemy unit o are engaged (both in the fight)."""
     for e in range(plan.engagement.shape[1]):
@@ -680,12 +670,12 @@ def _break_and_pursue(plan, st, n, inside, fate, frenzied, refused, flee, best, 
         held = False
         for _ in range(1 + bsb):
             a, b = _ld_pair(st, plan.unit[U_COLD_BLOODED, loser, u] > 0)
-            if a + b <= target or (a == 1 and b == 1):
+            if _holds(a, b, target):
                 held = True
                 break
         if not held:
             fled_now[loser, u] = 1
-            flee[loser, u] = _move(plan, st, loser, u)
+            flee[loser, u] = _movement(st, plan.unit[U_SWIFTSTRIDE, loser, u] > 0)
     for u in range(plan.side[S_UNITS, loser]):
         if fled_now[loser, u]:
             inside[loser, u] = 0
@@ -708,7 +698,7 @@ def _break_and_pursue(plan, st, n, inside, fate, frenzied, refused, flee, best, 
         pursues = frenzied[won, w] > 0 or plan.pursue or _fails(plan, st, n, inside, refused,
                                                                  won, w, rerolls)
         if pursues:
-            roll = _move(plan, st, won, w)
+            roll = _movement(st, plan.unit[U_SWIFTSTRIDE, won, w] > 0)
             for e in range(plan.engagement.shape[1]):
                 if _in(plan, e, won, w):
                     o = _of(plan, e, loser)
