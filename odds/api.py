@@ -35,8 +35,8 @@ def simulate(scenario: Scenario | dict | str | Path, *, trials: int | None = Non
 
     With ``precision`` (e.g. 0.005) fights are played in batches until every headline
     probability's 95% interval half-width is at most that, or ``max_trials`` were played
-    (default 100,000,000, or with ``keep_fights`` as many as 2 GB of rows hold; ``trials``
-    is then ignored); ``Result.precision_met`` says which. The batches are prefixes of one
+    (default 100,000,000, or with ``keep_fights`` as many as 2 GB of rows hold; giving
+    ``trials`` too is an error); ``Result.precision_met`` says which. The batches are prefixes of one
     trial sequence, so the stopping point is deterministic for a seed, and ``keep_fights``
     keeps the rows of every batch.
 
@@ -129,6 +129,9 @@ def check_arguments(where: s.Where = s.ARGUMENTS, **given) -> None:
     precision = given.get("precision")
     if precision is not None and not 0 < s.number()(precision, where / "precision") < 0.5:
         raise (where / "precision").error(f"must be between 0 and 0.5, got {precision}")
+    if precision is not None and given.get("trials") is not None:
+        raise (where / "trials").error("and precision: give one (a precision run plays "
+                                       "until it is met; max_trials caps its fights)")
 
 
 def next_target(played: int, width: float, precision: float, max_trials: int) -> int | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import errno
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from odds.errors import ScenarioError
 
 EXIT_BAD_INPUT = 2
 EXIT_CLUSTER_FAILED = 1  # not the input's fault: the run may be tried again
+EXIT_IMPRECISE = 3  # --precision was not met (a cell stopped at the trial cap); output written
 
 
 class UsageError(Exception):
@@ -50,11 +52,23 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_CLUSTER_FAILED
 
 
+# how the Python API's messages name its arguments, and the options that set them here
+_SPELLED = ((re.compile(r"\bmethod '(mc|exact|auto)'"), r"--method \1"),
+            (re.compile(r"\b(max_states|max_trials|both_ways)\b"),
+             lambda m: "--" + m[1].replace("_", "-")),
+            (re.compile(r"\bdrop precision\b"), "drop --precision"),
+            (re.compile(r"\bdrop the client\b"), "drop --scheduler"))
+
+
 def _option_error(e: ScenarioError) -> str:
-    """A mistake the Python API blames on an argument is the option's: ``--method: ...``."""
-    if e.source == "<arguments>" and e.field:
-        return f"--{e.field.replace('_', '-')}: {e.message}"
-    return str(e)
+    """A mistake the Python API blames on an argument (``<arguments>``, ``odds.compare``...)
+    is the option's, in the command line's words: ``--method: ... give --method auto``."""
+    if e.source not in ("<arguments>", "odds.compare", "odds.sweep", "odds.roster"):
+        return str(e)
+    message = e.message
+    for pattern, spelled in _SPELLED:
+        message = pattern.sub(spelled, message)
+    return f"--{e.field.replace('_', '-')}: {message}" if e.field else message
 
 
 def _fail(message: str) -> int:
@@ -123,6 +137,9 @@ def _parser() -> argparse.ArgumentParser:
                                        "may pick by name (unit = \"...\"), with points")
     uni.add_argument("ruleset", choices=RULESETS, metavar="RULESET",
                      help=f"one of {', '.join(RULESETS)}")
+    uni.add_argument("names", nargs="*", metavar="NAME",
+                     help="show these units in full: stat lines, equipment and rules, as "
+                          "TOML a scenario may hold")
     uni.add_argument("--pack", action="append", default=[], metavar="FILE",
                      help="a pack of your own, listed before the bundled one (repeatable)")
     return parser
@@ -174,7 +191,7 @@ def _checked(option: str, check, kind):
 
     def parse(text: str):
         try:
-            value = kind(text.replace("_", "").replace(",", "") if kind is int else text)
+            value = _whole(text) if kind is int else kind(text)
         except ValueError:
             noun = "a whole number" if kind is int else "a number"
             raise argparse.ArgumentTypeError(f"must be {noun}, got {text!r}") from None
@@ -184,6 +201,18 @@ def _checked(option: str, check, kind):
             raise argparse.ArgumentTypeError(e.message) from None
 
     return parse
+
+
+def _whole(text: str) -> int:
+    """A whole number as people write one: 1000000, 1_000_000, 1,000,000, 1e6 or 2.5e5."""
+    plain = text.strip().replace("_", "").replace(",", "")
+    try:
+        return int(plain)
+    except ValueError:
+        value = float(plain)  # 1e6; a ValueError for words
+    if not value.is_integer():  # also nan and inf
+        raise ValueError(text)
+    return int(value)
 
 
 def _at_least_one(value: int, where) -> int:
@@ -274,6 +303,47 @@ def _check_writable(option: str, path: Path) -> None:
         raise UsageError(f"{option}: cannot write {str(path)!r}: {os.strerror(code)}")
 
 
+def _inputs(args, load):
+    """``load()``, which reads the run's input files, then the check that no output option
+    names one of them (so `--csv scenario.toml` cannot replace the scenario), before any
+    fight is played."""
+    from odds.core.data import files_read
+
+    with files_read() as read:
+        loaded = load()
+    outputs = [(option, Path(path)) for option, path in _outputs(args)]
+    for option, path in outputs:
+        for file in sorted(read):
+            if _same_file(path, file):
+                also = "" if str(file) == str(path) else f" ({file})"
+                raise UsageError(f"{option}: {str(path)!r} is one of this run's input "
+                                 f"files{also}; writing there would replace it: name another "
+                                 "file")
+    for (first, a), (second, b) in zip(outputs, outputs[1:]):
+        if _same_file(a, b):
+            raise UsageError(f"{first} and {second} name the same file {str(a)!r}: give each "
+                             "its own")
+    return loaded
+
+
+def _outputs(args) -> list[tuple[str, str]]:
+    """The files the command writes, by option (``-`` is standard output, not a file)."""
+    return [(option, path) for option, path in (("--csv", getattr(args, "csv", None)),
+                                                ("--plot", getattr(args, "plot", None)))
+            if path is not None and path != "-"]
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether two paths name one file (also through links, or letter case where the file
+    system ignores it)."""
+    if a.resolve() == b.resolve():
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist yet
+        return False
+
+
 def _check_image(path: Path) -> None:
     from matplotlib.backend_bases import FigureCanvasBase
 
@@ -313,7 +383,23 @@ def _emit(args, outcome, figure) -> int:
         print(outcome.to_json())
     elif args.csv != "-":
         print(outcome)
+    missed = _imprecise(outcome)
+    if missed:
+        print(f"odds: --precision {args.precision} was not met in {missed} (the trial cap, "
+              f"--max-trials, was reached first); exit code {EXIT_IMPRECISE}", file=sys.stderr)
+        return EXIT_IMPRECISE
     return 0
+
+
+def _imprecise(outcome) -> str | None:
+    """What stopped at the trial cap before reaching --precision ("the run", "2 of 6
+    cells"), or None."""
+    frame = getattr(outcome, "frame", None)
+    met = [outcome.precision_met] if frame is None else list(frame["precision_met"])
+    missed = sum(m is False for m in met)
+    if not missed:
+        return None
+    return "the run" if frame is None else f"{missed} of {len(met)} cells"
 
 
 def _check_kind(path: str, wanted: str, command: str) -> None:
@@ -327,13 +413,18 @@ def _check_kind(path: str, wanted: str, command: str) -> None:
         raise ScenarioError(f"is a {kind} file, not a {wanted}: `odds {command}` needs a "
                             f"{wanted} file; to use this one: {plays[kind]} {path}", path)
     if kind == "scenario":
-        raise ScenarioError("is a scenario (it names a ruleset), not a comparison: `odds "
-                            "compare` needs a comparison file with base = \"SCENARIO.toml\" "
-                            "and [[variants]] / [[opponents]] (see `odds examples --kind "
-                            f"comparison`); to play this scenario: odds simulate {path}", path)
-    raise ScenarioError(f"is a comparison (it has a base and no ruleset), not a scenario: `odds "
-                        f"{command}` needs a scenario file; to play this comparison: odds "
-                        f"compare {path}", path)
+        from odds.core.data import read_toml
+
+        named = "ruleset" in read_toml(path)
+        what = ("is a scenario (it names a ruleset), not a comparison" if named else
+                "is not a comparison: it has no base, variants or opponents")
+        hint = f"; to play this scenario: odds simulate {path}" if named else ""
+        raise ScenarioError(f"{what}: `odds compare` needs a comparison file with base = "
+                            "\"SCENARIO.toml\" and [[variants]] / [[opponents]] (see `odds "
+                            f"examples --kind comparison`){hint}", path)
+    raise ScenarioError(f"is a comparison (no ruleset; a base, variants or opponents), not a "
+                        f"scenario: `odds {command}` needs a scenario file; to play this "
+                        f"comparison: odds compare {path}", path)
 
 
 def file_kind(path: str) -> str:
@@ -375,9 +466,11 @@ def _metric(args, scenario, paired: bool) -> str:
 
 def _simulate(args) -> int:
     from odds.api import simulate
+    from odds.scenario import load
 
     _check_kind(args.scenario, "scenario", "simulate")
     options = _run_options(args)
+    _inputs(args, lambda: load(args.scenario))
     if options["precision"] is None:
         options.pop("max_trials")
     result = simulate(args.scenario, **_connected(options))
@@ -396,7 +489,7 @@ def _compare(args) -> int:
 
     _check_kind(args.comparison, "comparison", "compare")
     options = _run_options(args)
-    spec = load_comparison(args.comparison)
+    spec = _inputs(args, lambda: load_comparison(args.comparison))
     if args.baseline is not None:
         check_baseline(spec["variants"], args.baseline, "--baseline", field="")
     metric = _metric(args, spec["base"], paired=True)
@@ -411,7 +504,7 @@ def _sweep(args) -> int:
     _check_kind(args.scenario, "scenario", "sweep")
     options = _run_options(args)
     values = _values(args.values)
-    metric = _metric(args, load(args.scenario), paired=False)
+    metric = _metric(args, _inputs(args, lambda: load(args.scenario)), paired=False)
     result = sweep(args.scenario, args.path, values, **_connected(options))
     return _emit(args, result, lambda: result.plot(metric).figure)
 
@@ -424,8 +517,8 @@ def _roster(args) -> int:
     for path in filter(None, (args.mine, args.theirs)):
         _check_kind(path, "roster", "roster")
     options = _run_options(args)
-    mine = as_roster(args.mine)
-    theirs = None if args.theirs is None else as_roster(args.theirs)
+    mine, theirs = _inputs(args, lambda: (as_roster(args.mine), None if args.theirs is None
+                                          else as_roster(args.theirs)))
     grid, labels = cells(mine, theirs, args.both_ways, args.baseline,
                          named=lambda name: Where("--" + name.replace("_", "-"), ""))
     metric = _metric(args, next(iter(grid.values())), paired=True)
@@ -464,12 +557,43 @@ def _values(text: str) -> list:
         if count > MAX_VALUES:
             raise bad(f"{count:,} values; a sweep has at most {MAX_VALUES:,}")
         return list(range(first, last + 1, step))
-    items = [v.strip() for v in text.split(",")]
+    items = _items(text)
     if not all(items):
         raise bad("an empty value (two commas in a row, or one at an end)")
     if len(items) > MAX_VALUES:
         raise bad(f"{len(items):,} values; a sweep has at most {MAX_VALUES:,}")
-    return [_scalar(v) for v in items]
+    return [_toml_value(v, bad) if v[0] in "[{\"'" else _scalar(v) for v in items]
+
+
+def _items(text: str) -> list[str]:
+    """``text`` cut at its commas outside brackets, braces and quotes: one sweep value each
+    (``["bolt pistol", "power fist"], ["bolt pistol"]`` is two lists)."""
+    items, depth, quote, start = [], 0, None, 0
+    for i, c in enumerate(text):
+        if quote:
+            quote = None if c == quote else quote
+        elif c in "\"'":
+            quote = c
+        elif c in "[{":
+            depth += 1
+        elif c in "]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            items.append(text[start:i].strip())
+            start = i + 1
+    return items + [text[start:].strip()]
+
+
+def _toml_value(text: str, bad):
+    """One value written in TOML: a list (``["bolt pistol", "power fist"]``), a quoted
+    string or an inline table."""
+    import tomllib
+
+    try:
+        return tomllib.loads(f"value = {text}")["value"]
+    except tomllib.TOMLDecodeError as e:
+        raise bad(f"{text!r} is not a TOML value ({e}); write a list as [\"a\", \"b\"] "
+                  "and quote names that hold commas") from None
 
 
 def _scalar(text: str):
@@ -514,7 +638,7 @@ def _validate(args) -> int:
         else:
             sc = load(path)
             print(f"{path}: ok (scenario, {sc.ruleset}, {sc.name!r}, "
-                  f"{sc.simulation['trials']:,} fights, seed {sc.simulation['seed']})")
+                  f"{count(sc.simulation['trials'], 'fight')}, seed {sc.simulation['seed']})")
     return 0
 
 
@@ -527,14 +651,15 @@ def _examples(args) -> int:
         for path in sorted(data_path(folder).glob("*.toml")):
             data = read_toml(path)
             kind = file_kind(str(path))
+            title = data.get("name", path.stem)
             if kind == "comparison":
                 data = read_toml(path.parent / data["base"])
             if args.kind in (None, kind):
-                rows.append([kind, data["ruleset"], str(path)])
+                rows.append([kind, data["ruleset"], title, str(path)])
     if args.paths:
         print("\n".join(path for *_, path in rows))
     else:
-        print("\n".join(table(rows, ["kind", "ruleset", "path"], left=3)))
+        print("\n".join(table(rows, ["kind", "ruleset", "title", "path"], left=4)))
     return 0
 
 
@@ -554,11 +679,18 @@ def _units(args) -> int:
     for path in args.pack:
         if not Path(path).is_file():
             raise UsageError(f"--pack: no pack file {path!r}")
+    if args.names:
+        from odds.packs import written_out
+
+        print("\n".join(written_out(args.ruleset, name, args.pack) for name in args.names),
+              end="")
+        return 0
     own = bool(args.pack)  # which pack each unit is from matters only with packs of one's own
     rows = [[r["unit"], r["models"], r["source"]] + [r["pack"]] * own + [number(r["points"], 0)]
             for r in listing(args.ruleset, args.pack)]
     names = ["unit", "models", "source"] + ["pack"] * own + ["points"]
     print("\n".join(table(rows, names, left=len(names) - 1)))
+    print(f"\n`odds units {args.ruleset} NAME` shows a unit's stat lines, equipment and rules")
     return 0
 
 

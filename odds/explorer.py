@@ -13,6 +13,7 @@ from odds.analysis.comparison_file import cell
 from odds.analysis.knobs import default_knobs, user_knob
 from odds.api import check_arguments, simulate
 from odds.core.schema import ARGUMENTS
+from odds.rulesets import get_ruleset
 from odds.errors import ScenarioError
 from odds.scenario import as_scenario
 
@@ -175,7 +176,8 @@ def _html_output(table: str) -> dict:
 
 
 def _chart_output(result) -> dict:
-    """The outcome bars and models lost side by side, as a PNG (the figure is not kept)."""
+    """The outcome bars and each side's losses (in the ruleset's words) side by side, as a
+    PNG (the figure is not kept)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -186,9 +188,10 @@ def _chart_output(result) -> dict:
     bars, losses = figure.subplots(1, 2)
     figure.subplots_adjust(left=0.05, right=0.99, bottom=0.15, top=0.92, wspace=0.15)
     outcome_bars(result, bars, title="How the fight ends")
-    loss_distributions(result, losses, title="Models lost")
+    lost = get_ruleset(result.scenario.ruleset).lost[1]
+    loss_distributions(result, losses, title=lost[0].upper() + lost[1:])
     png = io.BytesIO()
     figure.savefig(png, format="png", dpi=90)
     return {"output_type": "display_data", "metadata": {},
             "data": {"image/png": base64.b64encode(png.getvalue()).decode("ascii"),
-                     "text/plain": "(outcome and models-lost charts)"}}
+                     "text/plain": f"(outcome and {lost} charts)"}}

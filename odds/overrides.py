@@ -140,7 +140,8 @@ def _index(node: list, before: list, part, where: Where) -> int:
         raise where.error(f"{_shown(before)} is a list: pick an entry with [0] or [name], "
                           f"not .{part}")
     if not 0 <= part < len(node):
-        raise where.error(f"index {part!r} out of range: the list has {len(node)} entries")
+        raise where.error(f"index {part!r} out of range: the list has {len(node)} "
+                          f"entr{'y' if len(node) == 1 else 'ies'}")
     return part
 
 

@@ -14,14 +14,13 @@ is named where it was written: the pack's entry, the key, or the ``set`` path.
 from __future__ import annotations
 
 import copy
-import difflib
 import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from odds.core import schema as s
-from odds.core.data import beside, data_path, read_toml
+from odds.core.data import beside, data_path, note_read, read_toml
 from odds.errors import ScenarioError
 from odds.overrides import apply, leaves
 
@@ -59,8 +58,7 @@ class Packs:
         entries = self.entries()
         if name in entries:
             return entries[name]
-        near = difflib.get_close_matches(name, list(entries), n=3, cutoff=0.5)
-        hint = f"; did you mean {', '.join(map(repr, near))}?" if near else ""
+        hint = s.did_you_mean(name, entries, cutoff=0.5)
         packs = ", ".join(_shown_file(f) for f, _ in self.files)
         raise where.error(f"unknown unit {name!r}{hint} (the {self.ruleset} units are listed by "
                           f"`odds units {self.ruleset}`; packs searched: {packs})")
@@ -88,7 +86,7 @@ class Packs:
             try:
                 check(table, s.Where(where.source, ""))
             except ScenarioError as e:
-                raise at.error(f"{e.field}: {e.message}" if e.field else e.message) from None
+                raise s.changed_at(at, path, e) from None
         return table
 
 
@@ -113,6 +111,7 @@ def read_pack(file: str, ruleset: str, listed: s.Where) -> dict[str, PackUnit]:
         stat = os.stat(file)
     except OSError:
         raise listed.error(f"no pack file {file!r}") from None
+    note_read(file)  # read once a version, but an input of every run that lists it
     return _read(file, ruleset, stat.st_mtime_ns, stat.st_size)
 
 
@@ -164,20 +163,39 @@ def listing(ruleset: str, files=(), source: str = "<arguments>") -> list[dict]:
     """Every unit the packs offer (``files``, then the bundled pack), each checked as a
     scenario side would be: name, models, points (None when the pack gives none), the book
     and the pack file. What ``odds units RULESET`` prints."""
+    packs = for_file(ruleset, list(files) or None, source, s.Where(source, "--pack"))
+    return [_row(unit, packs) for unit in packs.entries().values()]
+
+
+def written_out(ruleset: str, name: str, files=(), source: str = "<arguments>",
+                where: s.Where = s.Where("odds units", "NAME")) -> str:
+    """The unit ``name`` of the packs as TOML text, the side table a scenario would hold
+    (stat lines, equipment, rules), headed by comments giving its book, points and pack:
+    what ``odds units RULESET NAME`` prints, to read or to paste into a scenario."""
+    from odds.core.toml_text import dumps
+
+    packs = for_file(ruleset, list(files) or None, source, s.Where(source, "--pack"))
+    unit = packs.lookup(name, where)
+    row = _row(unit, packs)
+    facts = [f for f in (row["models"], row["points"] and f"{row['points']:g} points") if f]
+    head = [f"# {unit.name}: {', '.join(facts)}" if facts else f"# {unit.name}",
+            f"# source: {unit.source_book}",
+            f"# from {row['pack']}; a scenario may pick it with unit = {_quoted(unit.name)}"]
+    return "\n".join(head) + "\n" + dumps({"attacker": unit.data})
+
+
+def _row(unit: PackUnit, packs: Packs) -> dict:
+    """One unit of a listing, checked as a side."""
     from odds.rulesets import get_ruleset
     from odds.scenario import Scenario, _unit, check_alone
 
-    rules = get_ruleset(ruleset)
-    packs = for_file(ruleset, list(files) or None, source, s.Where(source, "--pack"))
-    rows = []
-    for unit in packs.entries().values():
-        side = _unit(copy.deepcopy(unit.data), rules, unit.where, packs)
-        check_alone(unit.data, ruleset, unit.where)
-        points = rules.points(Scenario(ruleset, side, side), "attacker")
-        models = ", ".join(f"{g.count} {g.name}" for g in side.models)
-        rows.append({"unit": unit.name, "models": models, "points": points,
-                     "source": unit.source_book, "pack": _shown_file(unit.where.source)})
-    return rows
+    rules = get_ruleset(packs.ruleset)
+    side = _unit(copy.deepcopy(unit.data), rules, unit.where, packs)
+    check_alone(unit.data, packs.ruleset, unit.where)
+    points = rules.points(Scenario(packs.ruleset, side, side), "attacker")
+    models = ", ".join(f"{g.count} {g.name}" for g in side.models)
+    return {"unit": unit.name, "models": models, "points": points,
+            "source": unit.source_book, "pack": _shown_file(unit.where.source)}
 
 
 def check_pack(path: str) -> tuple[str, int]:

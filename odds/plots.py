@@ -15,6 +15,9 @@ import textwrap
 import numpy as np
 
 from odds.analysis import report
+from odds.analysis.result import ruleset_of
+from odds.core import schema as s
+from odds.core.ruleset import Ruleset
 
 SIDE_COLOURS = {"attacker": "#1f77b4", "defender": "#d62728"}
 NEUTRAL = "#8c8c8c"
@@ -26,12 +29,14 @@ GOOD_FOR = {  # outcomes and figures good for one side (colours, heatmap colour 
     "defender": {"defender_wins", "attacker_destroyed", "attacker_caught", "attacker_fled",
                  "attacker_losses_mean", "attacker_wounds_mean", "points_lost"},
 }
-AMOUNTS = {  # columns that are not probabilities, with what their unit is
+# columns that are not probabilities, with what their unit is ({lost}, {wounds}: the words of
+# the ruleset, Ruleset.lost and Ruleset.wounds)
+AMOUNTS = {
     "mean_rounds": "mean rounds fought",
-    "attacker_losses_mean": "attacker's mean models lost",
-    "defender_losses_mean": "defender's mean models lost",
-    "attacker_wounds_mean": "attacker's mean wounds taken",
-    "defender_wounds_mean": "defender's mean wounds taken",
+    "attacker_losses_mean": "attacker's mean {lost}",
+    "defender_losses_mean": "defender's mean {lost}",
+    "attacker_wounds_mean": "attacker's mean {wounds}",
+    "defender_wounds_mean": "defender's mean {wounds}",
     "attacker_points": "attacker's points",
     "defender_points": "defender's points",
     "points_destroyed": "mean enemy points destroyed",
@@ -47,7 +52,7 @@ OUTCOMES = (  # outcome bars, grouped by whose outcome it is
     ("both_destroyed", "unresolved", "no_fight"),
 )
 ROUND_ENDS = {"destroyed": "#444444", "caught": "#ff7f0e", "fled": "#2ca02c",
-              "mutual_destruction": "#9467bd", "unresolved": "#bbbbbb"}
+              "mutual_destruction": "#9467bd", "unresolved": "#bbbbbb", "no_fight": "#dbdb8d"}
 UNIT_FATES = {  # a unit's fate bar, left to right: destroyed in the fight first
     "destroyed": ("destroyed in the fight", ROUND_ENDS["destroyed"]),
     "caught": ("caught (destroyed by the pursuit)", ROUND_ENDS["caught"]),
@@ -81,13 +86,14 @@ def _laid_out(ax) -> None:
     ax.figure.canvas.figure.draw_without_rendering()  # the root figure, even from a subfigure
 
 
-def _fitted(show, text: str, width: float, renderer):
-    """``show(lines)`` with ``text`` wrapped into the fewest lines ``width`` pixels wide."""
+def _fitted(show, text: str, width: float, renderer, along: str = "width"):
+    """``show(lines)`` with ``text`` wrapped into the fewest lines ``width`` pixels wide (a
+    vertical label: ``along="height"``, that many pixels high)."""
     chars = len(text)
     while True:
         artist = show(textwrap.fill(text, chars, break_long_words=False,
                                     break_on_hyphens=False))
-        if chars <= 12 or artist.get_window_extent(renderer).width <= width:
+        if chars <= 12 or getattr(artist.get_window_extent(renderer), along) <= width:
             return artist
         chars -= max(1, chars // 10)
 
@@ -110,33 +116,49 @@ def _colour(key: str) -> str:
 
 
 UNIT_FIGURE = re.compile(r"^(attacker|defender)\.units\[(.+)\]\.(\w+)$")
+UNIT_MEANS = {"losses_mean": "mean {lost}", "wounds_mean": "mean {wounds}"}
 
 
-def _label(column: str) -> str:
-    """A column in words; a unit's figure ``defender.units[Gretchin].unreached`` as
-    "Gretchin unreached (defender)"."""
+def _label(column: str, ruleset=Ruleset) -> str:
+    """A column in words, losses and wounds in those of ``ruleset`` (a Ruleset; by default
+    the shared words, models lost and wounds taken); a unit's figure
+    ``defender.units[Gretchin].unreached`` as "Gretchin unreached (defender)"."""
     unit = UNIT_FIGURE.match(column)
     if unit:
         side, name, figure = unit.groups()
-        return f"{name} {figure.replace('_', ' ')} ({side})"
-    return AMOUNTS.get(column, column.replace("_", " "))
+        text = f"{name} {UNIT_MEANS.get(figure, figure.replace('_', ' '))} ({side})"
+    else:
+        text = AMOUNTS.get(column, column.replace("_", " "))
+    return text.format(lost=ruleset.lost[1], wounds=ruleset.wounds)
 
 
-def _percent(v: float) -> str:
-    """A percentage for a label: 0%, <0.01% (rare but seen), 0.35%, 88.6%."""
+def _ruleset(frame):
+    """The Ruleset of a comparison's or sweep's rows (its words for losses and wounds)."""
+    from odds.rulesets import get_ruleset
+
+    return get_ruleset(frame["ruleset"].iloc[0])
+
+
+def _percent(v: float, points: bool = False) -> str:
+    """A percentage for a label: 0%, <0.01% (rare but seen), 0.35%, 88.6%; with ``points``
+    a difference in percentage points, signed and without a unit: 0, <+0.01, -0.35, +2.3."""
+    sign, unit = ("+", "") if points else ("-", "%")
     if v == 0:
-        return "0%"
+        return f"0{unit}"
     if abs(v) >= 1:
-        return f"{v:.1f}%"
+        return f"{v:{sign}.1f}{unit}"
     if abs(v) >= 0.01:
-        return f"{v:.2f}%"
-    return ">-0.01%" if v < 0 else "<0.01%"
+        return f"{v:{sign}.2f}{unit}"
+    return f">-0.01{unit}" if v < 0 else f"<{sign * points}0.01{unit}"
 
 
-def _amount(v: float) -> str:
+def _amount(v: float, sign: str = "-") -> str:
+    """A mean or ratio for a label (``sign="+"``: a difference, signed)."""
     if not np.isfinite(v):
         return "n/a" if np.isnan(v) else "∞"
-    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.1f}" if abs(v) >= 10 else f"{v:.2f}"
+    sign = sign if v else "-"  # nothing to sign at 0
+    return (f"{v:{sign},.0f}" if abs(v) >= 100 else f"{v:{sign}.1f}" if abs(v) >= 10
+            else f"{v:{sign}.2f}")
 
 
 def _headroom(ax, tallest: float, percent: bool, free: float = TOP_BAND) -> None:
@@ -180,18 +202,18 @@ def metric_columns(frame) -> list[str]:
 
 
 def _metric(frame, metric: str):
-    """(values, low, high, percent) of one metric column; low/high are None without bounds."""
-    allowed = metric_columns(frame)
-    if metric not in allowed:
-        raise ValueError(f"cannot chart {metric!r}: choose one of {', '.join(allowed)}")
+    """(values, low, high, percent) of one metric column; low/high are None without bounds.
+    ``percent``: a probability, or a difference of probabilities (in percentage points)."""
+    report.pick(metric, metric_columns(frame), "metric", "column")
     values = frame[metric].to_numpy(float)
     if not np.isfinite(values).any():
         hint = " (points figures need points on both sides)" if "points" in metric else ""
-        raise ValueError(f"{metric!r} has no values here{hint}")
+        raise (s.ARGUMENTS / "metric").error(f"{metric!r} has no values here{hint}")
     bounded = f"{metric}_low" in frame and f"{metric}_high" in frame
     low, high = ((frame[f"{metric}_low"].to_numpy(float), frame[f"{metric}_high"].to_numpy(float))
                  if bounded else (None, None))
-    percent = bounded and metric not in AMOUNTS
+    base = metric.removesuffix("_diff")  # a difference is in the unit of its column
+    percent = f"{base}_low" in frame and f"{base}_high" in frame
     if percent:
         values, low, high = values * 100, low * 100, high * 100
     if bounded and report.solved(frame):  # exact: each interval is the point itself
@@ -199,8 +221,8 @@ def _metric(frame, metric: str):
     return values, low, high, percent
 
 
-def _axis_label(metric: str, percent: bool) -> str:
-    return f"{_label(metric)} (%)" if percent else _label(metric)
+def _axis_label(metric: str, percent: bool, ruleset) -> str:
+    return f"{_label(metric, ruleset)} (%)" if percent else _label(metric, ruleset)
 
 
 def outcome_bars(result, ax=None, *, title: str | None = None):
@@ -239,8 +261,9 @@ def _side_legend(ax, result, sides) -> float:
 
 
 def loss_distributions(result, ax=None, *, title: str | None = None):
-    """Distribution of models lost by each side (bars side by side, 95% whiskers on the
-    counts that occurred: a comb of whiskers over empty counts would hide the bars)."""
+    """Distribution of each side's losses, in its ruleset's words (models lost; blackpowder:
+    casualties), bars side by side, 95% whiskers on the counts that occurred: a comb of
+    whiskers over empty counts would hide the bars."""
     ax = _axes(ax)
     width, tallest = 0.4, 0.0
     for i, side in enumerate(("attacker", "defender")):
@@ -255,20 +278,23 @@ def loss_distributions(result, ax=None, *, title: str | None = None):
             ax.errorbar(x[seen], p[seen], yerr=err[:, seen], fmt="none", ecolor="black",
                         elinewidth=1, capsize=2 if len(p) <= 30 else 0)
         tallest = max(tallest, (p + err[1])[seen].max())
-    ax.set_xlabel("models lost")
+    lost = ruleset_of(result.scenario).lost[1]
+    ax.set_xlabel(lost)
     ax.set_ylabel("probability (%)")
     _integer_ticks(ax.xaxis)
-    _title(ax, title or f"{result.scenario.name}: models lost ({report.basis(result)})")
+    _title(ax, title or f"{result.scenario.name}: {lost} ({report.basis(result)})")
     free = _legend_band(ax, *ax.get_legend_handles_labels(), label_points=4, loc="upper right")
     _headroom(ax, tallest, percent=True, free=free)
     return ax
 
 
 def rounds_to_decision(result, ax=None, *, title: str | None = None):
-    """Probability the fight ends in each round, stacked by how, and P(decided by round r)."""
+    """Probability the fight ends in each round, stacked by how, and P(decided by round r);
+    from round 0 when some fights end there (before the first round: closing fire, a charged
+    unit fleeing at once, no fight), else from round 1."""
     ax = _axes(ax)
     t = result.rounds()
-    t = t.loc[t.index >= 1]
+    t = t.loc[int(t.loc[0, list(ROUND_ENDS)].sum() == 0):]
     bottom = np.zeros(len(t))
     for way, colour in ROUND_ENDS.items():
         if t[way].sum() > 0:
@@ -308,8 +334,9 @@ def result_figure(result):
             f"{sc.name} [{sc.ruleset}]: {sc.attacker.name} (attacker) vs {sc.defender.name} "
             f"(defender), {report.basis(result, seed=True)}",
             0.95 * fig.bbox.width, fig.canvas.get_renderer())
+    lost = ruleset_of(sc).lost[1]
     for ax, chart, title in ((axes[0], outcome_bars, "How the fight ends"),
-                             (axes[1], loss_distributions, "Models lost"),
+                             (axes[1], loss_distributions, lost[0].upper() + lost[1:]),
                              (axes[2], rounds_to_decision, "Rounds to decision")):
         chart(result, ax, title=title)
     if several:  # a side of several units: how each unit came out (R0-13)
@@ -320,14 +347,16 @@ def result_figure(result):
 def unit_losses(result, ax=None, *, title: str | None = None):
     """Each unit's outcome (R0-13), one row per unit labelled "unit (side)": above, how its
     fights ended for it (a bar of its fates stacked to 100%, the whisker the 95% interval of
-    "destroyed", caught included); below, its mean models lost as a bar in its side's colour
-    over the unit's whole strength. A side of one unit is one row."""
+    "destroyed", caught included); below, its mean losses (in its ruleset's words: models
+    lost...) as a bar in its side's colour over the unit's whole strength. A side of one
+    unit is one row."""
     frame = result.units()
     ax = _axes(ax, size=(8, 1.9 + 0.8 * len(frame)))
     rows = np.arange(len(frame))
     shown = [fate for fate in UNIT_FATES if (frame[fate] > 0).any() or fate == "destroyed"]
+    lost = ruleset_of(result.scenario).lost
     _fate_bars(ax, frame, rows - 0.17, shown)
-    _lost_bars(ax, frame, rows + 0.24)
+    _lost_bars(ax, frame, rows + 0.24, lost)
     ax.set_yticks(rows, [textwrap.fill(f"{u.unit} ({u.side})", 24, break_long_words=False)
                          for u in frame.itertuples()], fontsize=9)
     for tick, side in zip(ax.get_yticklabels(), frame["side"]):
@@ -336,8 +365,8 @@ def unit_losses(result, ax=None, *, title: str | None = None):
     ax.set_xlim(0, 100)
     counted = bool(frame["models"].notna().any())
     ax.set_xlabel("percent of fights (fate bars)"
-                  + " and of the unit's models (mean lost)" * counted)
-    _title(ax, title or f"{result.scenario.name}: each unit's fate and mean models lost "
+                  + f" and of the unit (mean {lost[1]})" * counted)
+    _title(ax, title or f"{result.scenario.name}: each unit's fate and mean {lost[1]} "
                         f"({report.basis(result)})")
     _legend_below(ax, ncol=3)
     return ax
@@ -381,32 +410,34 @@ def _fate_bars(ax, frame, y, fates) -> None:
         line.set_path_effects([patheffects.withStroke(linewidth=3, foreground="white")])
 
 
-def _lost_bars(ax, frame, y) -> None:
-    """Mean models lost as a share of the unit (side colours) with "x of N lost" beside; a
-    unit without a model count (no model groups) gets the text alone."""
+def _lost_bars(ax, frame, y, lost: tuple[str, str]) -> None:
+    """Mean losses as a share of the unit (side colours) with "mean x of N models lost"
+    beside (``lost``: the ruleset's words, one and several); a unit without a model count
+    (no model groups) gets "mean x casualties" alone."""
     import pandas as pd
 
     for yi, u in zip(y, frame.itertuples()):
         colour = SIDE_COLOURS[u.side]
-        text = f"mean {_amount(u.losses_mean)} lost"
+        text = f"mean {_amount(u.losses_mean)} {lost[1]}"
         share = 0.0
         if not pd.isna(u.models):
             share = 100 * u.losses_mean / u.models if u.models else 0.0
             ax.barh(yi, 100, 0.26, color=colour, alpha=0.15)
             ax.barh(yi, share, 0.26, color=colour)
-            text = (f"mean {_amount(u.losses_mean)} of {u.models} "
-                    f"model{'s' if u.models != 1 else ''} lost")
+            text = f"mean {_amount(u.losses_mean)} of {report.count(u.models, *lost)}"
         inside = share > 60
         ax.text(share - 1 if inside else share + 1, yi, text, va="center", fontsize=8,
                 ha="right" if inside else "left", color="white" if inside else "black")
 
 
 def comparison_heatmap(comparison, metric: str = "attacker_wins", ax=None,
-                       axes: tuple[str, str] = ("variant", "opponent"), label: str | None = None):
+                       axes: tuple[str, str] = ("variant", "opponent"), names: dict | None = None):
     """Variants x opponents coloured by one metric, each cell annotated with its value (and
-    for probabilities its 95% interval). Green is good for the attacker. ``axes``: the
-    labels of the rows and the columns; ``label``: what the metric is called (default: its
-    column's label)."""
+    for probabilities its 95% interval). Green is good for the attacker. A difference from
+    the baseline (``attacker_wins_diff``) is signed, centred on 0, named with its baseline,
+    and for probabilities in percentage points. ``axes``: the labels of the rows and the
+    columns; ``names``: what some columns are called, in place of their own labels
+    (``{"attacker_wins": "Orks' unit wins"}``; a difference is named after its column)."""
     import matplotlib.pyplot as plt
 
     f = comparison.frame
@@ -421,6 +452,11 @@ def comparison_heatmap(comparison, metric: str = "attacker_wins", ax=None,
     cells = grid(values)
     finite = cells[np.isfinite(cells)]
     difference = metric.endswith("_diff")  # a variant minus its baseline: centred on 0
+
+    def shown(v: float) -> str:
+        return (_percent(v, points=difference) if percent and np.isfinite(v)
+                else _amount(v, "+" if difference else "-"))
+
     cmap = {"attacker": "RdYlGn", "defender": "RdYlGn_r"}.get(
         _side(metric.removesuffix("_diff")), "viridis")
     centre = CENTRES.get(metric, 0.0 if difference or finite.min() < 0 else None)
@@ -441,10 +477,9 @@ def comparison_heatmap(comparison, metric: str = "attacker_wins", ax=None,
     for i in range(len(variants)):
         for j in range(len(opponents)):
             v = cells[i, j]
-            text = _percent(v) if percent and np.isfinite(v) else _amount(v)
+            text = shown(v)
             if lows is not None and np.isfinite(v):
-                show = _percent if percent else _amount
-                text += f"\n[{show(lows[i, j])}, {show(highs[i, j])}]".replace("%", "")
+                text += f"\n[{shown(lows[i, j])}, {shown(highs[i, j])}]".replace("%", "")
             rgb = image.cmap(image.norm(v))[:3] if np.isfinite(v) else (0.87,) * 3
             ax.text(j, i, text, ha="center", va="center", fontsize=9, color=_ink(rgb))
     ax.set_xticks(range(len(opponents)), [textwrap.fill(o, 16) for o in opponents], fontsize=9)
@@ -452,10 +487,16 @@ def comparison_heatmap(comparison, metric: str = "attacker_wins", ax=None,
     ax.set_ylabel(axes[0])
     ax.set_xlabel(axes[1])
     bar = ax.figure.colorbar(image, ax=ax)
-    label = label or _label(metric)
-    bar.set_label(f"{label} (%)" if percent else label)
+    base = metric.removesuffix("_diff")
+    label = (names or {}).get(base) or _label(base, _ruleset(f))
+    label += f", difference from baseline {f['baseline'].iloc[0]!r}" * difference
     _title(ax, f"{comparison.name}: {label} ({_fights(f, 'cell')}"
                + (", 95% intervals)" if low is not None else ")"))
+    _laid_out(ax)  # the bar's height under the title, which the label is wrapped to
+    _fitted(lambda lines: bar.ax.set_ylabel(lines),
+            label + (" (percentage points)" if difference else " (%)") * percent,
+            0.95 * bar.ax.get_window_extent().height, ax.figure.canvas.get_renderer(),
+            along="height")
     return ax
 
 
@@ -470,7 +511,7 @@ def ranking_bars(robin, ax=None):
     err = np.vstack([win - 100 * rank["win_low"].to_numpy(),
                      100 * rank["win_high"].to_numpy() - win])
     bars = ax.barh(y + 0.12, win, 0.5, xerr=err, capsize=4, color=SIDE_COLOURS["attacker"],
-                   label=f"{robin.mine.name} wins")
+                   label=f"{report.possessive(robin.mine.name)} unit wins")
     ax.barh(y - 0.25, loss, 0.22, color=SIDE_COLOURS["defender"], label="loses")
     ax.bar_label(bars, labels=[_percent(v) for v in win], padding=4, fontsize=8)
     ax.set_yticks(y, [textwrap.fill(u, 24) for u in rank["unit"]], fontsize=9)
@@ -507,13 +548,14 @@ def sweep_curve(sweep, metric: str = "attacker_wins", ax=None):
     ax = _axes(ax)
     f = sweep.frame
     y, low, high, percent = _metric(f, metric)
+    ruleset = _ruleset(f)
     raw = list(f["value"])
     colour = _colour(metric)
     numeric = all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
                   for v in raw)
     if numeric:
         x = np.asarray(raw, float)
-        ax.plot(x, y, "o-", color=colour, label=_label(metric))
+        ax.plot(x, y, "o-", color=colour, label=_label(metric, ruleset))
         if low is not None:
             ax.fill_between(x, low, high, color=colour, alpha=0.25, label="95% interval")
             ax.legend(fontsize=8, loc="best")
@@ -541,21 +583,21 @@ def sweep_curve(sweep, metric: str = "attacker_wins", ax=None):
     ax.set_xlabel(readable)
     ax.annotate(sweep.path, xy=(0.5, 0), xycoords=ax.xaxis.label, xytext=(0, -2),
                 textcoords="offset points", ha="center", va="top", fontsize=7, color="grey")
-    ax.set_ylabel(_axis_label(metric, percent))
+    ax.set_ylabel(_axis_label(metric, percent, ruleset))
     ax.grid(alpha=0.3, axis="both" if numeric else "y")
     ax.set_axisbelow(True)
-    _title(ax, f"{f['scenario'].iloc[0]}: {_label(metric)} by {readable} ({_fights(f, 'point')}"
-               + (", 95% intervals)" if low is not None else ")"))
+    _title(ax, f"{f['scenario'].iloc[0]}: {_label(metric, ruleset)} by {readable} "
+               f"({_fights(f, 'point')}" + (", 95% intervals)" if low is not None else ")"))
     return ax
 
 
 def _fights(frame, per: str) -> str:
-    """"2,000 fights a cell", or "1,000-4,000 fights a cell" when the rows differ (precision
-    runs); "solved exactly" when they were."""
+    """"2,000 fights a cell" ("1 fight a cell"), or "1,000-4,000 fights a cell" when the rows
+    differ (precision runs); "solved exactly" when they were."""
     if report.solved(frame):
         return "solved exactly"
     lo, hi = int(frame["trials"].min()), int(frame["trials"].max())
-    return f"{lo:,} fights a {per}" if lo == hi else f"{lo:,}-{hi:,} fights a {per}"
+    return (report.count(lo, "fight") if lo == hi else f"{lo:,}-{hi:,} fights") + f" a {per}"
 
 
 def _shown_value(v) -> str:

@@ -17,6 +17,7 @@ from odds.core.data import beside, read_toml
 from odds.errors import ScenarioError
 
 SIDES = ("attacker", "defender")
+COMPARISON_KEYS = ("base", "variants", "opponents")  # what only a comparison file has
 
 COUNT = s.integer(1, 10_000)  # models in a group
 
@@ -230,7 +231,7 @@ def from_dict(data: dict, source: str = "<python>",
     top = s.Where(source, "")
     s.table(data, top)
     if "ruleset" not in data:
-        if "base" in data:
+        if any(key in data for key in COMPARISON_KEYS):
             raise top.error("is a comparison file (a base scenario with variants), not a "
                             "scenario: run it with `odds compare FILE` or odds.compare(FILE)")
         raise (top / "ruleset").error("is required")
@@ -238,9 +239,7 @@ def from_dict(data: dict, source: str = "<python>",
     rules = get_ruleset(ruleset_id, top / "ruleset")
     known = {"ruleset", "name", "engagement", "simulation", "weapons", "rules", "special_rules",
              "packs", *SIDES}
-    unknown = sorted(set(data) - known)
-    if unknown:
-        raise (top / unknown[0]).error(f"unknown key; allowed here: {', '.join(sorted(known))}")
+    s.unknown_keys(data, known, top)
     for key in SIDES:
         if key not in data:
             raise (top / key).error("is required")

@@ -27,6 +27,10 @@ def pytest_sessionstart(session):
     workers = getattr(config.option, "numprocesses", None)
     if hasattr(config, "workerinput") or not isinstance(workers, int) or workers < 2:
         return
+    config.pluginmanager.get_plugin("terminalreporter").write_line(
+        "odds: compiling every kernel variant and exact solver into numba's cache before the "
+        "tests (tests/warm_cache.py, two processes): about 10 minutes on a 2-core machine "
+        "with an empty cache, seconds with a full one; each scenario is reported when ready")
     # started as the workers are (``python -c`` in this directory), so that they import the
     # same odds, a checkout's or an installed one, and share its numba cache
     script = Path(__file__).with_name("warm_cache.py")

@@ -24,7 +24,7 @@ import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from toml_text import dumps
+from odds.core.toml_text import dumps
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data"

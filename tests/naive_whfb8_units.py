@@ -251,7 +251,8 @@ class Fight:
         self.winner = NONE
         self.fought_now = []
         self.stats = dict(challenges=0, attacker_challenges_won=0, defender_challenges_won=0,
-                          attacker_characters_slain=0, defender_characters_slain=0)
+                          attacker_characters_slain=0, defender_characters_slain=0,
+                          attacker_champions_slain=0, defender_champions_slain=0)
 
     # -- who fights whom ------------------------------------------------------------------
     def fought(self) -> list:
@@ -564,7 +565,8 @@ class Fight:
         h.damage += dealt
         if h.alive and h.left() == 0:
             h.alive = False
-            self.stats[("attacker", "defender")[h.unit.side] + "_characters_slain"] += 1
+            slain = "_characters_slain" if h.character else "_champions_slain"
+            self.stats[("attacker", "defender")[h.unit.side] + slain] += 1
         return dealt, counted
 
     def apply(self, p: Part, outcomes, caused, overkill) -> None:

@@ -162,7 +162,8 @@ def test_bad_changes_name_the_place(marines_vs_boyz, tmp_path):
     bad = tmp_path / "cmp.toml"
     bad.write_text(f'base = "{marines_vs_boyz}"\n[[variants]]\nname = "x"\n'
                    'set = { "attacker.models[0].profile.WS" = 0 }\n')
-    with pytest.raises(ScenarioError, match=r"attacker.models\[0\].profile.WS: must be from 1"):
+    with pytest.raises(ScenarioError, match=r'set\."attacker.models\[0\].profile.WS": must be '
+                                            r'from 1'):  # the field once, as written
         odds.compare(bad)
 
 

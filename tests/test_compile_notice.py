@@ -67,9 +67,10 @@ def test_the_threaded_kernel_is_found_behind_its_python_wrapper():
     assert [d.py_func.__name__ for d in _entry_dispatchers(module)] == ["play_trials"]
 
 
-def _toy(compiling: bool):
+def _toy(compiling: bool, kernel: str = "odds.rulesets.blackpowder.kernel"):
+    """A ruleset that plays nothing, with a real kernel module (one compiled variant)."""
     return SimpleNamespace(id="toy", extra_columns=(), needs_compiling=lambda plan=None: compiling,
-                           play=lambda plan, seed, first, out: None)
+                           play=lambda plan, seed, first, out: None, kernel=kernel)
 
 
 @pytest.mark.parametrize("compiling,notice,said", [
@@ -85,4 +86,19 @@ def test_simulate_announces_unless_quiet(capsys, monkeypatch, marines_vs_boyz, q
     monkeypatch.setattr(Ruleset, "needs_compiling", lambda self, plan=None: True)
     odds.simulate(marines_vs_boyz, trials=10, quiet=quiet)
     err = capsys.readouterr().err
-    assert ("odds: compiling the wh40k3 kernel, once" in err) is said
+    assert ("odds: compiling the wh40k3 kernel for one unit a side" in err) is said
+
+
+@pytest.mark.parametrize("units,variant", [(1, "one unit a side"),
+                                           (2, "several units a side")])
+def test_a_kernel_compiled_in_variants_names_the_variant(capsys, units, variant):
+    """wh40k3's kernel compiles a variant for one unit a side and one for several: the notice
+    says which one is compiling, so a second notice is not taken for a repeat."""
+    import numpy as np
+
+    plan = SimpleNamespace(units=np.array([1, units]))
+    runner.run(_toy(True, "odds.rulesets.wh40k3.kernel"), plan, 10, 1, notice=True)
+    assert capsys.readouterr().err == (
+        f"odds: compiling the toy kernel for {variant} (one of its variants, each compiled on "
+        "its first use), once (this can take a minute or two); later runs load it from the "
+        "cache\n")

@@ -19,7 +19,7 @@ from odds.rulesets.mordheim import rules as mordheim
 from odds.rulesets.wh40k3 import rules as wh40k3
 from odds.rulesets.whfb8 import rules as whfb8
 from odds.scenario import SIMULATION
-from toml_text import dumps
+from odds.core.toml_text import dumps
 
 TRIALS = 200
 WEAPON_KEYS = {"wh40k3": wh40k3.WEAPON_KEYS, "mordheim": mordheim.WEAPON_KEYS,

@@ -107,6 +107,39 @@ def test_a_refused_value_shows_the_error_and_keeps_the_last_result():
     assert w.error is None and w.result.scenario.defender.models[0].count == 12
 
 
+@pytest.mark.parametrize("path", sorted(SCENARIOS.glob("*.toml")), ids=lambda p: p.stem)
+def test_no_default_checkbox_or_choice_can_only_produce_errors(path):
+    """Every default checkbox and dropdown has another value the scenario accepts: a
+    control that could only ever show an error (``engaged`` on a side of one unit, where
+    the side must be in the fight) is not offered."""
+    from odds.analysis.knobs import default_knobs
+    from odds.overrides import apply
+
+    scenario = odds.load(path)
+    data = scenario.to_dict()
+    for knob in default_knobs(scenario):
+        if knob.kind not in ("yes/no", "choice"):
+            continue
+        others = [not knob.value] if knob.kind == "yes/no" else \
+            [o for o in knob.options if o != knob.value]
+        accepted = []
+        for value in others:
+            try:
+                odds.from_dict(apply(data, [(knob.path, value, s.Where("<test>", ""))]),
+                               str(path))
+                accepted.append(value)
+            except ScenarioError:
+                pass
+        assert accepted, knob.path
+
+
+def test_a_one_unit_side_offers_no_engaged_control():
+    paths = list(odds.explore(BOYZ, trials=TRIALS).controls)
+    assert "attacker.engaged" not in paths and "defender.engaged" not in paths
+    assert "attacker.in_cover" not in paths  # the charger cannot be defending in cover
+    assert "engagement.defender_in_cover" in paths
+
+
 def test_a_ruleset_check_refusing_a_default_control_is_shown():
     path = SCENARIOS / "d10skirmish_blademaster_vs_brute.toml"
     w = odds.explore(path, trials=TRIALS)

@@ -189,11 +189,12 @@ def test_a_heatmap_of_a_difference_is_centred_on_zero_in_its_side_colours(grid):
 
 
 def test_an_unknown_or_empty_metric_says_what_can_be_charted(grid, marines_vs_boyz):
-    with pytest.raises(ValueError, match=r"cannot chart 'points': choose one of "
-                                         r"attacker_wins, defender_wins, .*points_ratio"):
+    with pytest.raises(ValueError, match=r"metric: unknown column 'points'; did you mean .*"
+                                         r"\(one of 'attacker_wins', 'defender_wins', "
+                                         r".*'points_ratio'"):
         plots.comparison_heatmap(grid, "points")
     sweep = odds.sweep(marines_vs_boyz, "engagement.pursue", [True, False], trials=200)
-    with pytest.raises(ValueError, match="cannot chart 'attacker_wins_low'"):
+    with pytest.raises(ValueError, match="unknown column 'attacker_wins_low'"):
         plots.sweep_curve(sweep, "attacker_wins_low")
     with pytest.raises(ValueError, match="'points_ratio' has no values here"):
         plots.sweep_curve(sweep, "points_ratio")  # the scenario gives no points

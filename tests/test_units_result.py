@@ -13,6 +13,7 @@ import pytest
 
 import odds
 from odds import plots
+from odds.analysis import report
 from odds.analysis.intervals import wilson
 from odds.analysis.result import Result
 from odds.core.outcome import (ATTACKER, CAUGHT, COLUMNS, DEFENDER, DESTROYED, FLED, MUTUAL,
@@ -335,8 +336,9 @@ def test_unit_losses_chart(which, issue):
     shares = [c[0].get_width() for c in lost[1::2]]  # each unit: its whole, then its mean lost
     assert shares == pytest.approx(list(100 * frame["losses_mean"] / frame["models"]))
     assert [t.get_text() for t in ax.texts if t.get_text().startswith("mean ")] == [
-        f"mean {plots._amount(u.losses_mean)} of {u.models} "
-        f"model{'s' if u.models != 1 else ''} lost" for u in frame.itertuples()]
+        f"mean {plots._amount(u.losses_mean)} of "
+        f"{report.count(u.models, *get_ruleset(result.scenario.ruleset).lost)}"
+        for u in frame.itertuples()]
 
 
 def test_unit_losses_legend_clears_the_axis_label(issue):
@@ -358,7 +360,7 @@ def test_unit_losses_without_model_counts():
     assert all(c.get_label() in labels for c in bars(ax))
     means = result.units()["losses_mean"]
     assert [t.get_text() for t in ax.texts if t.get_text().startswith("mean ")] == [
-        f"mean {plots._amount(m)} lost" for m in means]
+        f"mean {plots._amount(m)} casualties" for m in means]
     assert "models" not in ax.get_xlabel()
 
 

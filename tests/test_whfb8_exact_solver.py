@@ -367,7 +367,18 @@ def test_fights_of_several_units_or_heroes_are_simulated(path):
     """The solver refuses fights of several units or characters and champions, with the
     reason; `--method auto` simulates them."""
     sc = odds.load(path)
-    assert exact.covers(sc) == "several units a side, or characters and champions"
+    said = exact.covers(sc)
+    assert said.startswith("fights of several units or with characters and champions are "
+                           "simulated (")
+    # it names which: the units of a side, and each hero by its unit and name
+    heroes = [(k, u.name, g.name) for k in ("attacker", "defender")
+              for u in sc.side(k).every_unit for g in u.models
+              if g.options["character"] or g.options["champion"]]
+    for side, unit, hero in heroes:
+        assert f"the {side}'s unit {unit!r} has" in said and repr(hero) in said
+    for side in ("attacker", "defender"):
+        units = len(sc.side(side).every_unit)
+        assert (f"the {side} has {units} units" in said) == (units > 1)
     result = odds.simulate(sc, method="auto", trials=500, quiet=True)
     assert result.tally.trials == 500
 

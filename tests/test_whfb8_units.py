@@ -271,6 +271,19 @@ def test_a_challenge_slays_the_foe_with_the_binomial_chance_R2_4(engine):
     assert_rate(slain, len(rows), expected, "P(foe slain in the challenge)")
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_champion_slain_is_counted_as_a_champion_not_a_character_R2_4(engine):
+    """R2-4: the same duel against a champion: its death is in ``*_champions_slain`` with the
+    binomial chance, and ``*_characters_slain`` stays 0 (characters only)."""
+    p = Fraction(4, 6) * Fraction(4, 6)
+    expected = 1 - sum(binomial(k, 4, p) for k in range(2))
+    rows = plays(duel(2, foe_is_champion=True), seed=11, engine=engine)
+    assert all(r["defender_characters_slain"] == 0 for r in rows)
+    slain = sum(r["defender_champions_slain"] for r in rows)
+    assert sum(r["attacker_challenges_won"] for r in rows) == slain
+    assert_rate(slain, len(rows), expected, "P(champion slain in the challenge)")
+
+
 def test_overkill_counts_up_to_five_past_the_kill_R2_4():
     """R2-4 overkill: a great-weapon lord (A 10, S 6) against a W1 champion: the
     challenge's combat-result wounds are min(U, 1 + 5), U ~ Bin(10, p)."""

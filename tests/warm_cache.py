@@ -41,8 +41,13 @@ def warm(name: str, solve: bool) -> bool:
 
 
 if __name__ == "__main__":
+    import time
+
     seen = set()
     for name in HALVES[int(sys.argv[1])]:
         ruleset = name.split("_")[0]
+        start = time.process_time()
         if warm(name, solve=ruleset not in seen):
             seen.add(ruleset)
+        print(f"warm_cache: {name}: kernels ready ({time.process_time() - start:.0f} CPU s)",
+              file=sys.stderr, flush=True)

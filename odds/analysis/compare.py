@@ -52,6 +52,7 @@ class Comparison:
     def table(self, column: str = "attacker_wins"):
         """Variants (rows) x opponents (columns) of one probability, as "p% [low, high]"."""
         f = self.frame
+        report.pick(column, probabilities(f), "column", "probability column")
         text = f.apply(lambda r: report.with_interval(r[column], r[column + "_low"],
                                                       r[column + "_high"]), axis=1)
         return (f.assign(cell=text).pivot(index="variant", columns="opponent", values="cell")
@@ -66,8 +67,8 @@ class Comparison:
         return list(dict.fromkeys(self.frame["opponent"]))
 
     def heatmap(self, metric: str = "attacker_wins", ax=None):
-        """Heatmap of one column (a probability or a mean) over variants x opponents; returns
-        the Axes."""
+        """Heatmap of one column (a probability, a mean, or a difference from the baseline,
+        ``attacker_wins_diff``) over variants x opponents; returns the Axes."""
         from odds.plots import comparison_heatmap
 
         return comparison_heatmap(self, metric, ax=ax)
@@ -115,11 +116,21 @@ class Comparison:
         return "\n".join(lines)
 
 
+def probabilities(frame) -> list[str]:
+    """The probability columns of a grid's frame: those with a 95% interval (``_low``,
+    ``_high``), differences from the baseline aside."""
+    return [c for c in frame.columns if f"{c}_low" in frame and f"{c}_high" in frame
+            and not c.endswith("_diff")]
+
+
 def grid_text(f, keys: list[str], paired: bool, precision: float | None) -> list[str]:
     """The two tables compare and sweep print, one row per cell named by ``keys``: the odds
     (with each variant's difference from the baseline when ``paired``), then the means."""
     import pandas as pd
 
+    from odds.rulesets import get_ruleset
+
+    ruleset = get_ruleset(f["ruleset"].iloc[0])
     exact = report.solved(f)
     fights = not exact and (precision is not None or f["trials"].nunique() > 1)
     shown = ["attacker_wins", "defender_wins"]
@@ -146,14 +157,14 @@ def grid_text(f, keys: list[str], paired: bool, precision: float | None) -> list
                            report.signed_interval(r[f"{key}_diff"], r[f"{key}_diff_low"],
                                                   r[f"{key}_diff_high"]))
         odds_rows.append(row)
-        whole, sides = side_means({k: r[k] for k in mean_keys})
+        whole, sides = side_means({k: r[k] for k in mean_keys}, ruleset)
         means_rows.append(names + [report.number(v) for _, v in whole]
                           + [f"{report.number(a)} / {report.number(d)}" for _, a, d in sides]
                           + [report.number(r[k]) for k in points])
     odds_head = keys + ["fights"] * fights
     for key in shown:
         odds_head += [label(key)] + ["vs baseline"] * (key in diffs)
-    whole, sides = side_means(dict.fromkeys(mean_keys, 0.0))
+    whole, sides = side_means(dict.fromkeys(mean_keys, 0.0), ruleset)
     means_head = (keys + [name for name, _ in whole] + [name for name, _, _ in sides]
                   + [label(k) for k in points])
     left = len(keys) - (keys == ["value"] and pd.api.types.is_numeric_dtype(f["value"]))
@@ -250,7 +261,8 @@ def compare(base: Scenario | str | Path, variants: dict | None = None,
         spec = load_comparison(base)
         return _grid(spec["name"], spec["base"], spec["variants"], spec["opponents"],
                      baseline or spec.get("baseline"), str(base),
-                     trials=spec["trials"] if trials is None else trials,
+                     trials=spec["trials"] if trials is None and precision is None
+                     else trials,
                      seed=spec["seed"] if seed is None else seed, **options)
     scenario = as_scenario(base)
     named = {key: {name: given(changes, "odds.compare", f"{key} {name!r}: ")

@@ -17,7 +17,7 @@ from odds.core import schema as s
 from odds.core.data import read_toml
 from odds.errors import ScenarioError
 from odds.overrides import apply, leaves
-from odds.scenario import Scenario, from_dict, load
+from odds.scenario import COMPARISON_KEYS, Scenario, from_dict, load
 
 SIDES = ("attacker", "defender")
 
@@ -157,10 +157,11 @@ def _blame(base: Scenario, edits: tuple, error: ScenarioError) -> ScenarioError:
         except ScenarioError as e:
             if (e.field, e.message) == (error.field, error.message) or k == len(edits) - 1:
                 break
-    return at.error(f"{error.field}: {error.message}" if error.field else error.message)
+    return s.changed_at(at, path, error)
 
 
 def is_comparison(path: Path) -> bool:
-    """A comparison file has a ``base`` key and no ``ruleset``."""
+    """A comparison file has no ``ruleset``, and a ``base``, ``variants`` or ``opponents``
+    (so a comparison that forgot its base is told that, not that it is a scenario)."""
     data = read_toml(path)
-    return "base" in data and "ruleset" not in data
+    return "ruleset" not in data and any(key in data for key in COMPARISON_KEYS)

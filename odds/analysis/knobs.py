@@ -15,9 +15,10 @@ from typing import Any
 
 from odds.analysis.catalogues import sections
 from odds.core import schema as s
-from odds.overrides import get_path
+from odds.errors import ScenarioError
+from odds.overrides import apply, get_path
 from odds.rulesets import get_ruleset
-from odds.scenario import COUNT, SIDES, Scenario
+from odds.scenario import COUNT, SIDES, Scenario, from_dict
 
 
 
@@ -61,7 +62,23 @@ def default_knobs(scenario: Scenario) -> list[Knob]:
             out += _unit_knobs(ruleset, unit, place, f"{side}: {unit['name']}", names)
     out += _knobs(data.get("engagement", {}), ruleset.engagement, "engagement", "engagement")
     out += _knobs(data.get("rules", {}), ruleset.rules, "rules", "rules")
-    return out
+    return [knob for knob in out if _changeable(knob, data, scenario.source)]
+
+
+def _changeable(knob: Knob, data: dict, source: str) -> bool:
+    """Whether a checkbox or a choice can be set to another value that the scenario accepts
+    (``engaged`` on a side of one unit cannot: it would only ever show an error)."""
+    if knob.kind not in ("yes/no", "choice"):
+        return True
+    others = [not knob.value] if knob.kind == "yes/no" else \
+        [o for o in knob.options if o != knob.value]
+    for value in others:
+        try:
+            from_dict(apply(data, [(knob.path, value, s.ARGUMENTS / knob.path)]), source)
+        except ScenarioError:
+            continue
+        return True
+    return False
 
 
 def _unit_knobs(ruleset, unit: dict, at: str, heading: str, names: dict) -> list[Knob]:

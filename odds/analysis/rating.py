@@ -19,7 +19,9 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.special import expit, log_expit
 
+from odds.analysis import report
 from odds.analysis.intervals import Z95
+from odds.core import schema as s
 
 ELO = 400.0 / math.log(10.0)   # Elo points per unit of log-strength
 PRIOR = 1.0                    # virtual drawn fights added to each played (charger, charged) pair
@@ -63,22 +65,23 @@ class Rating:
         for key, value in (("elo", elo), ("elo_low", elo - half), ("elo_high", elo + half)):
             object.__setattr__(self, key, value)
 
-    def index(self, unit: int | str) -> int:
-        """A unit's position, from its index or name."""
+    def index(self, unit: int | str, argument: str = "unit") -> int:
+        """A unit's position, from its index or name (a mistake is blamed on ``argument``)."""
         if isinstance(unit, str):
-            if unit not in self.names:
-                raise ValueError(f"unknown unit {unit!r}; units are {list(self.names)}")
-            return self.names.index(unit)
-        if isinstance(unit, Integral) and not isinstance(unit, bool) and 0 <= unit < len(self.names):
-            return int(unit)
-        raise ValueError(f"unit must be a name or an index 0..{len(self.names) - 1}, got {unit!r}")
+            return self.names.index(report.pick(unit, self.names, argument, "unit"))
+        if not isinstance(unit, Integral) or isinstance(unit, bool):
+            raise TypeError(f"{argument} must be a unit's name or index, got {unit!r}")
+        if not 0 <= unit < len(self.names):
+            raise (s.ARGUMENTS / argument).error(
+                f"unit must be a name or an index 0..{len(self.names) - 1}, got {unit!r}")
+        return int(unit)
 
     def expected(self, i: int | str, j: int | str, charging: bool = True) -> float:
         """The model's P(i beats j) when i charges j (``charging=False``: j charges i).
         When the charge advantage is not identifiable, theta = 1 is used (the strengths then
         include it)."""
         h = 0.0 if math.isnan(self.charge_advantage) else math.log(self.charge_advantage)
-        gap = self.strength[self.index(i)] - self.strength[self.index(j)]
+        gap = self.strength[self.index(i, "i")] - self.strength[self.index(j, "j")]
         return float(expit(gap + h if charging else gap - h))
 
     def to_frame(self):

@@ -1,9 +1,12 @@
 """The printed conventions simulate, compare and sweep share: a header naming the scenario
-and ruleset, one line of fights, seed and precision, percents with 95% intervals, and tables
-with aligned columns."""
+and ruleset, one line of fights, seed and precision, percents with 95% intervals, tables
+with aligned columns, counts and possessives in good English, and the error for a name a
+method does not know."""
 from __future__ import annotations
 
 import math
+
+from odds.core import schema as s
 
 
 def percent(p: float, digits: int = 1) -> str:
@@ -27,9 +30,27 @@ def number(x: float, digits: int = 2) -> str:
     return "inf" if math.isinf(x) else f"{x:.{digits}f}"
 
 
-def count(n: int, noun: str) -> str:
-    """``1 variant``, ``3 variants``."""
-    return f"{n:,} {noun}{'s' * (n != 1)}"
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 variant``, ``3 variants`` (``plural``: when it is not ``noun`` + "s")."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
+def possessive(name: str) -> str:
+    """``Orks'``, ``Sergeant's squad's``: a name's possessive."""
+    return f"{name}'" if name.endswith("s") else f"{name}'s"
+
+
+def pick(value, allowed, argument: str, what: str) -> str:
+    """``value`` when it is one of the names ``allowed``; else a TypeError when it is not a
+    string, or a ScenarioError blamed on ``argument`` (``<arguments>: side: unknown side
+    'attackr'; did you mean 'attacker'? ...``). ``what`` names the kind: "side"."""
+    if not isinstance(value, str):
+        raise TypeError(f"{argument} must be a string naming a {what}, got {value!r}")
+    if value not in allowed:
+        raise (s.ARGUMENTS / argument).error(
+            f"unknown {what} {value!r}{s.did_you_mean(value, allowed)} (one of "
+            f"{', '.join(map(repr, allowed))})")
+    return value
 
 
 def title(name: str, ruleset: str) -> str:
@@ -40,7 +61,7 @@ def size(result) -> str:
     """How a result was reached: ``"20,000 fights"``, or ``"exact (812 fight states)"``."""
     if result.tally.exact:
         return f"exact ({count(result.states, 'fight state')})"
-    return f"{result.trials:,} fights"
+    return count(result.trials, "fight")
 
 
 def basis(result, seed: bool = False) -> str:
@@ -58,8 +79,8 @@ def runs(trials: list[int], seed: int, per: str = "", precision: float | None = 
     ``per`` names what each count is for ("cell", "value"; "" for a single run); ``met``
     says, per run, whether ``precision`` was met."""
     low, high = min(trials), max(trials)
-    count = f"{low:,}" if low == high else f"{low:,} to {high:,}"
-    text = f"{count} fights{f' per {per}' if per else ''}, seed {seed}"
+    text = (count(low, "fight") if low == high else f"{low:,} to {high:,} fights") + (
+        f" per {per}" if per else "") + f", seed {seed}"
     if precision is not None:
         reached = sum(bool(m) for m in met)
         if len(met) == 1:

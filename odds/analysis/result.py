@@ -14,6 +14,7 @@ from odds.analysis.intervals import proportions, wilson
 from odds.core.outcome import (ATTACKER, CAUGHT, COLUMNS, DEFENDER, DESTROYED, ENDS, FLED,
                                MUTUAL, NO_FIGHT, NONE, UNIT_FATES, UNRESOLVED, WINNERS)
 from odds.core.tally import Tally
+from odds.scenario import SIDES
 
 
 def _ended(winner: int, *ends: int) -> tuple[tuple[int, int], ...]:
@@ -40,6 +41,14 @@ OUTCOMES = {
 MEANS = {"rounds": "mean_rounds", "attacker_lost": "attacker_losses_mean",
          "attacker_wounds": "attacker_wounds_mean", "defender_lost": "defender_losses_mean",
          "defender_wounds": "defender_wounds_mean"}
+
+
+def ruleset_of(scenario):
+    """The scenario's :class:`~odds.core.ruleset.Ruleset` (its words for losses and wounds,
+    ``lost`` and ``wounds``, among the rest)."""
+    from odds.rulesets import get_ruleset
+
+    return get_ruleset(scenario.ruleset)
 
 
 @lru_cache(maxsize=None)
@@ -146,8 +155,9 @@ class Result:
         return proportions(self.counts(), self.tally.total, self.tally.exact)
 
     def means(self) -> dict[str, float]:
-        """Mean per fight of rounds fought, each side's models lost and wounds taken, and each
-        per-ruleset count column (``<column>_mean``, e.g. ``attacker_parries_mean``)."""
+        """Mean per fight of rounds fought, each side's losses and wounds (what its ruleset's
+        record counts: models lost, casualties...), and each per-ruleset count column
+        (``<column>_mean``, e.g. ``attacker_parries_mean``)."""
         rounds = self.tally.outcomes.sum(axis=(0, 1))
         out = {}
         for column, key in mean_keys(self.tally.columns).items():
@@ -169,23 +179,28 @@ class Result:
         """One row per unit, attacker units first (``side``, ``unit``, its ``models`` at the
         start): the chance of each fate when the fight ended (R0-13) -- ``standing``,
         ``destroyed`` (including ``caught``), ``caught``, ``fled``, ``unreached`` -- each with
-        its Wilson 95% interval (``<fate>_low``, ``<fate>_high``), then its mean models lost
-        (``losses_mean``, a caught unit losing all) and wounds suffered (``wounds_mean``).
+        its Wilson 95% interval (``<fate>_low``, ``<fate>_high``), then its mean losses
+        (``losses_mean``: models lost, a caught unit losing all, or as its ruleset counts them)
+        and wounds suffered (``wounds_mean``).
         A side of one unit is one row, read from the side's outcome."""
         return units.units_frame(self)
 
     def losses(self, side: str):
-        """Distribution of models lost by ``side``: P(lost = k), P(lost >= k), P(lost <= k).
+        """Distribution of the losses of ``side`` ("attacker" or "defender"): P(lost = k),
+        P(lost >= k), P(lost <= k), indexed by k in its ruleset's words (``models_lost``;
+        blackpowder: ``casualties``).
 
         Each probability has its Wilson 95% interval (``*_low``, ``*_high``).
         """
-        h = self.tally.histogram(f"{side}_lost")
-        return self._table("models_lost", {"probability": h, "at_least": h[::-1].cumsum()[::-1],
-                                           "at_most": h.cumsum()})
+        h = self.tally.histogram(f"{report.pick(side, SIDES, 'side', 'side')}_lost")
+        return self._table(ruleset_of(self.scenario).lost[1].replace(" ", "_"),
+                           {"probability": h, "at_least": h[::-1].cumsum()[::-1],
+                            "at_most": h.cumsum()})
 
     def cumulative(self):
         """For each k: P(the attacker destroys at least k), P(it loses at most k), and the same
-        for the defender, with 95% intervals (destroyed = models the enemy lost)."""
+        for the defender, with 95% intervals (destroyed = what the enemy lost, in its
+        ruleset's count: models, casualties...)."""
         a = self.tally.histogram("attacker_lost")
         d = self.tally.histogram("defender_lost")
         n = max(len(a), len(d))
@@ -201,7 +216,9 @@ class Result:
         """Per round r: P(the fight ends in round r) in each way, and P(decided by round r).
 
         "Decided" means it ended with a winner or mutual destruction; ``unresolved`` fights are
-        counted at the round cap, ``no fight`` at round 0.
+        counted at the round cap, ``no fight`` at round 0. The index is the round, from 0: the
+        fights decided before the first round (blackpowder's closing fire, a charged unit that
+        fled at once) are in round 0.
         """
         o = self.tally.outcomes  # [winner, end, rounds]
         ways = {name: o[:, end, :].sum(axis=0) for end, name in enumerate(ENDS)}
@@ -212,7 +229,7 @@ class Result:
         return self._table("round", {k.replace(" ", "_"): v for k, v in ways.items()})
 
     def quantiles(self, q=(0.05, 0.25, 0.5, 0.75, 0.95)):
-        """Quantiles of rounds fought and of models lost by each side (rows) at ``q`` (columns)."""
+        """Quantiles of rounds fought and of each side's losses (rows) at ``q`` (columns)."""
         import pandas as pd
 
         rounds = self.tally.outcomes.sum(axis=(0, 1))
@@ -357,13 +374,15 @@ def label(key: str) -> str:
     return key.replace("_", " ")
 
 
-def side_means(means: dict) -> tuple[list[tuple[str, float]], list[tuple[str, float, float]]]:
+def side_means(means: dict, ruleset) -> tuple[list[tuple[str, float]],
+                                             list[tuple[str, float, float]]]:
     """The means in words: those of the whole fight (rounds, exchanges) as (label, value),
-    then those of each side (losses, wounds, parries...) as (label, attacker, defender)."""
+    then those of each side (losses, wounds, parries...) as (label, attacker, defender); the
+    losses and wounds in the words of ``ruleset`` (a :class:`~odds.core.ruleset.Ruleset`)."""
     whole, sides = [], []
     for key, value in means.items():
-        stem = {"mean_rounds": "rounds fought", "attacker_losses_mean": "models lost",
-                "attacker_wounds_mean": "wounds taken"}.get(key, label(key[:-len("_mean")]))
+        stem = {"mean_rounds": "rounds fought", "attacker_losses_mean": ruleset.lost[1],
+                "attacker_wounds_mean": ruleset.wounds}.get(key, label(key[:-len("_mean")]))
         if key.startswith("attacker_"):
             stem = stem.removeprefix("attacker ")
             sides.append((stem, value, means[key.replace("attacker_", "defender_", 1)]))
@@ -401,9 +420,9 @@ def format_result(result: Result) -> str:
     lines += report.table(rows, names, left=1)
     if result.precision_met is not None:
         lines.append(f"widest 95% half-width {report.percent(result.headline_half_width(), 2)}"
-                     f" after {result.trials:,} fights: precision "
+                     f" after {report.count(result.trials, 'fight')}: precision "
                      f"{'met' if result.precision_met else 'NOT met (trial cap reached)'}")
-    whole, sides = side_means(result.means())
+    whole, sides = side_means(result.means(), ruleset_of(sc))
     lines.append("")
     lines += report.table([[f"mean {name}", report.number(v)] for name, v in whole],
                           ["", ""])[1:]

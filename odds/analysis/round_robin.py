@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from odds.analysis import report, solving
-from odds.analysis.compare import Comparison, _notes, play_grid, records
+from odds.analysis.compare import Comparison, _notes, play_grid, probabilities, records
 from odds.analysis.rating import bradley_terry
 from odds.analysis.roster_file import Roster, as_roster, check_pair
 from odds.api import MAX_TRIALS, check_arguments
@@ -144,6 +144,7 @@ class RoundRobin:
     def table(self, metric: str = "attacker_wins"):
         """MINE's units (rows) x the opponents (columns, with who charges when both ways) of
         one probability, as "p% [low, high]"."""
+        report.pick(metric, probabilities(self.frame), "metric", "probability column")
         return self.comparison.table(metric).rename_axis(index="unit", columns="opponent")
 
     def heatmap(self, metric: str = "attacker_wins", ax=None, charger: str | None = None):
@@ -155,25 +156,24 @@ class RoundRobin:
         from odds.plots import comparison_heatmap
 
         chargers = list(dict.fromkeys(self.frame["charger"]))
-        charger = chargers[0] if charger is None else charger
-        if not isinstance(charger, str):
-            raise TypeError(f"charger must be 'mine' or 'theirs', got {charger!r}")
+        charger = chargers[0] if charger is None else report.pick(charger, CHARGERS, "charger",
+                                                                  "charger")
         if charger not in chargers:
-            raise ScenarioError(f"must be one of {', '.join(map(repr, chargers))} (who charged "
-                                f"in this round robin), got {charger!r}", "odds.roster",
-                                "heatmap: charger")
+            raise (s.ARGUMENTS / "charger").error(
+                f"{charger!r} charged in no cell of this round robin: only "
+                f"{', '.join(map(repr, chargers))} did")
         cells = self.frame[self.frame["charger"] == charger]
         who = self.mine.name if charger == "mine" else self.opponents.name
         view = SimpleNamespace(frame=cells, variants=self.mine.unit_names,
                                opponents=self.opponents.unit_names,
                                name=self.name if self.theirs is None else
                                f"{self.name}, {who} charging")
-        named = {"attacker_wins": f"{self.mine.name}'s unit wins",
-                 "defender_wins": f"{self.opponents.name}'s unit wins"}
+        named = {"attacker_wins": f"{report.possessive(self.mine.name)} unit wins",
+                 "defender_wins": f"{report.possessive(self.opponents.name)} unit wins"}
         return comparison_heatmap(view, metric, ax=ax,
                                   axes=(f"{self.mine.name} (unit)",
                                         f"{self.opponents.name} (opponent)"),
-                                  label=named.get(metric))
+                                  names=named)
 
     def plot_ranking(self, ax=None):
         """MINE's units by mean win probability, with their 95% intervals; returns the Axes."""
@@ -250,8 +250,21 @@ class RoundRobin:
         lines += report.table(body, head)
         rating = self.rating()
         if rating is not None:
-            lines += ["", rating.summary()]
+            lines += self._their_rating(rating) + ["", rating.summary()]
         return "\n".join(lines + _notes(self.comparison.frame, paired=True))
+
+    def _their_rating(self, rating) -> list[str]:
+        """The printed rating of THEIRS' units (MINE's is in the ranking), best first, each
+        with its 95% interval; nothing when MINE played itself."""
+        if self.theirs is None:
+            return []
+        elo = rating.to_frame().set_index("unit")
+        rated = elo.loc[[self._rated_name(u, "theirs") for u in self.theirs.unit_names]]
+        rated = rated.assign(unit=self.theirs.unit_names).sort_values(
+            "elo", ascending=False, kind="stable")
+        return ["", f"rating of {report.possessive(self.theirs.name)} units (the opponents):"] \
+            + report.table([[r.unit, f"{r.elo:.0f} [{r.elo_low:.0f}, {r.elo_high:.0f}]"]
+                            for r in rated.itertuples()], ["unit", "elo"])
 
 
 def roster(mine, theirs=None, *, both_ways: bool = False, baseline: str | None = None,

@@ -1,5 +1,5 @@
 """Per-unit outcomes (R0-13): each unit's fate when the fight ended, with Wilson 95% intervals,
-and its mean models lost and wounds suffered.
+and its mean losses (models lost, or as its ruleset counts them) and wounds suffered.
 
 A scenario where a side has several units records three columns per unit
 (``<side>.units[<i>].fate`` / ``.lost`` / ``.wounds``, see :func:`odds.core.outcome.unit_columns`).
@@ -182,8 +182,10 @@ def grid_metrics(scenario) -> list[str]:
 
 def units_table(result) -> list[str]:
     """The table's "per unit" section: each unit's chance to be destroyed (95% interval),
-    of which caught, fled, unreached (when a unit can be), and its mean models lost."""
+    of which caught, fled, unreached (when a unit can be), and its mean losses in its
+    ruleset's words ("mean models lost")."""
     from odds.analysis import report
+    from odds.rulesets import get_ruleset
 
     unreached = can_be_unreached(result.scenario)
     interval = not result.tally.exact
@@ -199,4 +201,5 @@ def units_table(result) -> list[str]:
         rows.append(row + [lost if u.models is None else f"{lost} of {u.models}"])
     names = ["per unit", "side", "destroyed"] + ["95% interval"] * interval + [
         "of which caught", "fled"]
-    return report.table(rows, names + ["unreached"] * unreached + ["mean models lost"], left=2)
+    names += ["unreached"] * unreached + [f"mean {get_ruleset(result.scenario.ruleset).lost[1]}"]
+    return report.table(rows, names, left=2)

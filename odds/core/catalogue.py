@@ -7,7 +7,6 @@ closest known names.
 """
 from __future__ import annotations
 
-import difflib
 
 from odds.core import schema as s
 from odds.core.data import data_path, load_table
@@ -87,8 +86,7 @@ def unknown_name(name: str, known, where: s.Where, home: str, kind: str = "weapo
     """The error for a name not in ``known``: the closest names, and where names come from
     (``home``; with ``inline``, a scenario may also define its own: a weapon under
     ``[weapons]``, a special rule under ``[special_rules]``)."""
-    near = difflib.get_close_matches(name, list(known), n=3)
-    hint = f"; did you mean {', '.join(map(repr, near))}?" if near else ""
+    hint = s.did_you_mean(name, known)
     own = ("" if not inline else f'; or define it under [special_rules."{name}"]'
            if kind == "special rule" else "; or define it under [weapons] or in a weapons file")
     return where.error(f"unknown {kind} {name!r}{hint} ({home}{own})")

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import tomllib
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
@@ -9,6 +11,27 @@ from pathlib import Path
 from odds.errors import ScenarioError
 
 BOM = b"\xef\xbb\xbf"  # the UTF-8 byte-order mark
+_READ: ContextVar[set[Path] | None] = ContextVar("odds_files_read", default=None)
+
+
+@contextmanager
+def files_read():
+    """Inside the block, every file odds reads (scenarios, bases, weapons files, packs,
+    rosters, ``*_from`` files) is added, resolved, to the set it yields: the inputs an
+    output must not overwrite."""
+    seen: set[Path] = set()
+    token = _READ.set(seen)
+    try:
+        yield seen
+    finally:
+        _READ.reset(token)
+
+
+def note_read(path: str | Path) -> None:
+    """Count ``path`` as read by the run being recorded (:func:`files_read`), if any."""
+    seen = _READ.get()
+    if seen is not None:
+        seen.add(Path(path).resolve())
 
 
 def data_path(*parts: str) -> Path:
@@ -30,6 +53,7 @@ def read_toml(path: str | Path) -> dict:
     A UTF-8 byte-order mark at the start (some Windows editors write one) is skipped.
     """
     path = Path(path)
+    note_read(path)
     try:
         raw = path.read_bytes()
     except FileNotFoundError:

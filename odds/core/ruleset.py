@@ -19,6 +19,8 @@ class Ruleset:
     out)`` fills one chunk of the outcome record (see :mod:`odds.core.outcome`).
     ``points(scenario, side)`` is a side's points value, or None when the scenario gives none.
     ``exact`` names the module that solves its fights exactly (:mod:`odds.core.exact`).
+    ``lost`` and ``wounds`` say in the game's words what the record's ``<side>_lost`` and
+    ``<side>_wounds`` count, for tables and charts (``lost``: one, then several).
     """
 
     id: str
@@ -42,6 +44,8 @@ class Ruleset:
     own_special_rules: bool = False  # a scenario may add special rules ([special_rules])
     # the columns a scenario adds after extra_columns (whfb8: challenges, with characters)
     scenario_columns: Callable[[Any], tuple[str, ...]] = lambda scenario: ()
+    lost: tuple[str, str] = ("model lost", "models lost")
+    wounds: str = "wounds taken"
 
     def columns(self, scenario) -> tuple[str, ...]:
         """The outcome record's columns for ``scenario``: the shared ones, the ruleset's own

@@ -5,6 +5,7 @@ the numbers do not depend on the chunk size or the thread count.
 """
 from __future__ import annotations
 
+import importlib
 import sys
 
 import numpy as np
@@ -72,7 +73,7 @@ def run(ruleset, plan, trials: int, seed: int, *, columns: tuple[str, ...] | Non
     if record is None and keep_fights:
         record = new_record(ruleset, trials, columns=columns)
     if notice and trials and ruleset.needs_compiling(plan):
-        print(f"odds: compiling the {ruleset.id} kernel, once (this can take a minute or "
+        print(f"odds: compiling {_kernel(ruleset, plan)}, once (this can take a minute or "
               "two); later runs load it from the cache", file=sys.stderr, flush=True)
     bar = progress_bar(trials, progress)
     done = 0
@@ -89,6 +90,17 @@ def run(ruleset, plan, trials: int, seed: int, *, columns: tuple[str, ...] | Non
     if bar is not None:
         bar.close()
     return tally, record
+
+
+def _kernel(ruleset, plan) -> str:
+    """The kernel a plan is played by, in words: a ruleset whose kernel is compiled in
+    variants (``variant(plan)`` beside ``entry``) names the variant, which compiles on its
+    own."""
+    kernel = importlib.import_module(ruleset.kernel)
+    if not hasattr(kernel, "variant"):
+        return f"the {ruleset.id} kernel"
+    return (f"the {ruleset.id} kernel for {kernel.variant(plan)} (one of its variants, each "
+            "compiled on its first use)")
 
 
 def progress_bar(total: int, wanted: bool):

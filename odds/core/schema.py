@@ -8,6 +8,7 @@ the explorer can offer only what the check accepts.
 """
 from __future__ import annotations
 
+import difflib
 import math
 import numbers
 from dataclasses import dataclass
@@ -138,9 +139,7 @@ def fields(data: dict, spec: dict[str, tuple[Check, Any]], where: Where) -> dict
     A default of :data:`REQUIRED` makes the key mandatory; unknown keys are errors.
     """
     table(data, where)
-    unknown = sorted(set(data) - set(spec))
-    if unknown:
-        raise (where / unknown[0]).error(f"unknown key; allowed here: {', '.join(sorted(spec))}")
+    unknown_keys(data, spec, where)
     out = {}
     for key, (check, default) in spec.items():
         if key in data:
@@ -150,6 +149,31 @@ def fields(data: dict, spec: dict[str, tuple[Check, Any]], where: Where) -> dict
         else:
             out[key] = default
     return out
+
+
+def unknown_keys(data: dict, allowed, where: Where) -> None:
+    """An error naming the first key of ``data`` not in ``allowed``, with the closest
+    allowed key (a misspelt ``engagment`` gets "did you mean 'engagement'?")."""
+    unknown = sorted(set(data) - set(allowed))
+    if unknown:
+        hint = did_you_mean(unknown[0], allowed, n=1)
+        raise (where / unknown[0]).error(f"unknown key{hint}; allowed here: "
+                                         f"{', '.join(sorted(allowed))}")
+
+
+def changed_at(at: Where, path: str, error: ScenarioError) -> ScenarioError:
+    """``error`` of a scenario that the change of ``path`` made, blamed on where the change
+    was written (``at``); the field the check named follows, unless it is ``path`` itself
+    (so a message never names one field twice)."""
+    return at.error(error.message if error.field in ("", path) else
+                    f"{error.field}: {error.message}")
+
+
+def did_you_mean(name: str, known, n: int = 3, cutoff: float = 0.6) -> str:
+    """``"; did you mean 'a', 'b'?"`` for the names of ``known`` closest to ``name``, or
+    ``""`` when none is close."""
+    near = difflib.get_close_matches(name, list(known), n=n, cutoff=cutoff)
+    return f"; did you mean {', '.join(map(repr, near))}?" if near else ""
 
 
 class _Required:

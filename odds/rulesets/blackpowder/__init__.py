@@ -22,4 +22,7 @@ RULESET = Ruleset(
     extra_columns=("attacker_shaken", "defender_shaken", "sweeping_advance"),
     flag_columns=("attacker_shaken", "defender_shaken", "sweeping_advance"),
     single_unit=True,
+    # a unit has no models: its casualties (beyond stamina discarded) and failed saves
+    lost=("casualty", "casualties"),
+    wounds="failed saves",
 )

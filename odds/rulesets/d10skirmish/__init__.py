@@ -68,4 +68,5 @@ RULESET = Ruleset(
     rule_ids=tuple(f"R3-{i}" for i in range(2, 10)),
     extra_columns=("exchanges", "pushed"),
     flag_columns=("pushed",),
+    lost=("fighter down", "fighters down"),  # 1 when the fighter went down
 )

@@ -19,4 +19,5 @@ RULESET = Ruleset(
     extra_columns=EXTRA_COLUMNS,
     default_max_rounds=20,
     own_special_rules=True,
+    lost=("warrior out of action", "warriors out of action"),
 )

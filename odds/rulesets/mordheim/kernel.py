@@ -343,6 +343,12 @@ def entry(plan):
     return _play_skilled if plan.skilled else _play_plain
 
 
+def variant(plan) -> str:
+    """The compiled variant :func:`entry` picks, in words (for the compile notice)."""
+    return ("warriors with re-rolls, special saves, Frenzy or immunities" if plan.skilled
+            else "warriors without re-rolls, special saves, Frenzy or immunities")
+
+
 def play_chunk(plan, seed, first_trial, out):
     """Play trials first_trial .. first_trial + out.shape[1] - 1 into out (15, n)."""
     entry(plan)(plan, seed, first_trial, out)

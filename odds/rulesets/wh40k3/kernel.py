@@ -454,6 +454,11 @@ def entry(plan):
     return _play_several_units if plan.units.max() > 1 else _play_one_unit_a_side
 
 
+def variant(plan) -> str:
+    """The compiled variant :func:`entry` picks, in words (for the compile notice)."""
+    return "several units a side" if plan.units.max() > 1 else "one unit a side"
+
+
 def play_chunk(plan, seed, first_trial, out):
     """Play trials first_trial .. first_trial + out.shape[1] - 1 into out (columns, n)."""
     entry(plan)(plan, seed, first_trial, out)

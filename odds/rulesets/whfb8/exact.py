@@ -127,10 +127,11 @@ def covers(scenario) -> str | None:
     or Stomps, Multiple Wounds against models of more than one wound), Killing Blow against
     such models, or Unstable."""
     from odds.rulesets.whfb8.compile import compile_plan
-    from odds.rulesets.whfb8.units import led
+    from odds.rulesets.whfb8.units import heroes_and_units
 
-    if led(scenario):
-        return "several units a side, or characters and champions"
+    led = heroes_and_units(scenario)
+    if led is not None:
+        return f"fights of several units or with characters and champions are simulated ({led})"
     return refusal(compile_plan(scenario))
 
 

@@ -455,6 +455,12 @@ def entry(plan):
     return _play_extra if plan.extra else _play_plain
 
 
+def variant(plan) -> str:
+    """The compiled variant :func:`entry` picks, in words (for the compile notice)."""
+    return ("one unit a side, with rules that roll counts or take wounds one by one"
+            if plan.extra else "one unit a side")
+
+
 def play_chunk(plan, seed, first_trial, out):
     """Play trials first_trial .. first_trial + out.shape[1] - 1 into out (7, n)."""
     entry(plan)(plan, seed, first_trial, out)

@@ -95,8 +95,8 @@ U_UNIT_SIZE = UNIT_FIELDS.index("unit_size")
 U_WIDTH = UNIT_FIELDS.index("width")
 
 BLOCK = 256
-HERO_COLUMN = 7    # challenges, challenges won by each side, characters slain by side
-UNITS_COLUMN = 12  # then each unit's fate, lost, wounds
+HERO_COLUMN = 7    # challenges, challenges won, characters slain, champions slain by side
+UNITS_COLUMN = 14  # then each unit's fate, lost, wounds
 ALWAYS, CHAMPION_ONLY = 1, 2          # challenge policies (compile_units.CHALLENGES)
 REFUSE, CHAMPION_FIRST = 1, 2         # accept policies (compile_units.ACCEPTS)
 
@@ -819,9 +819,12 @@ def play_fight(plan, st, w, out, t_row):
     out[2, t_row] = rounds
     column = UNITS_COLUMN
     for s in range(2):
-        total, slain = 0, 0
+        total, slain, champions = 0, 0, 0
         for h in range(plan.side[S_HEROES, s]):
-            slain += n[s, U + h] == 0
+            if plan.body[B_CHAMPION, s, U + h]:
+                champions += n[s, U + h] == 0
+            else:
+                slain += n[s, U + h] == 0
         for u in range(plan.side[S_UNITS, s]):
             lost = plan.unit[U_UNIT_SIZE, s, u] if fate[s, u] == UNIT_CAUGHT else \
                 plan.unit[U_UNIT_SIZE, s, u] - _standing(plan, n, s, u)
@@ -832,8 +835,9 @@ def play_fight(plan, st, w, out, t_row):
                 out[column + 2, t_row] = wounded[s, u]
                 column += 3
         out[3 + s, t_row] = total
-        if out.shape[0] > HERO_COLUMN + 3 + s:
+        if out.shape[0] > HERO_COLUMN + 5 + s:
             out[HERO_COLUMN + 3 + s, t_row] = slain
+            out[HERO_COLUMN + 5 + s, t_row] = champions
 
 
 @njit(cache=True, inline="always")
@@ -876,6 +880,11 @@ def _play(plan, seed, first_trial, out):
 def entry(plan):
     """The compiled function that plays a plan of several units or heroes."""
     return _play
+
+
+def variant(plan) -> str:
+    """The compiled variant :func:`entry` picks, in words (for the compile notice)."""
+    return "several units, characters and champions"
 
 
 def play_chunk(plan, seed, first_trial, out):

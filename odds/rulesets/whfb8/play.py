@@ -11,6 +11,11 @@ def entry(plan):
     return kernel_units.entry(plan) if isinstance(plan, UnitsPlan) else kernel.entry(plan)
 
 
+def variant(plan) -> str:
+    """The compiled variant :func:`entry` picks, in words (for the compile notice)."""
+    return kernel_units.variant(plan) if isinstance(plan, UnitsPlan) else kernel.variant(plan)
+
+
 def play_chunk(plan, seed, first_trial, out):
     """Play trials first_trial .. first_trial + out.shape[1] - 1 into out."""
     entry(plan)(plan, seed, first_trial, out)

@@ -11,7 +11,8 @@ UNIT_RULE_KEYS = ("causes_fear", "frenzy", "stubborn", "unbreakable", "swiftstri
                   "daemonic_instability", "extra_rank", "impact_hits", "stomp")
 
 HERO_COLUMNS = ("challenges", "attacker_challenges_won", "defender_challenges_won",
-                "attacker_characters_slain", "defender_characters_slain")
+                "attacker_characters_slain", "defender_characters_slain",
+                "attacker_champions_slain", "defender_champions_slain")
 
 
 def is_hero(group) -> bool:
@@ -32,8 +33,23 @@ def heroes(unit) -> list:
 def led(scenario) -> bool:
     """Whether the fight has several units a side or a character or champion: it is played
     by the kernel of several units (kernel_units), else by the one-unit kernel."""
-    return any(len(scenario.side(k).every_unit) > 1 or any(is_hero(g) for u in
-               scenario.side(k).every_unit for g in u.models) for k in ("attacker", "defender"))
+    return heroes_and_units(scenario) is not None
+
+
+def heroes_and_units(scenario) -> str | None:
+    """What makes :func:`led` true, in words ("the attacker has 2 units; the attacker's unit
+    'Chaos Warriors' has the character 'Chaos Lord'"), or None."""
+    said = []
+    for key in ("attacker", "defender"):
+        units = scenario.side(key).every_unit
+        if len(units) > 1:
+            said.append(f"the {key} has {len(units)} units")
+        for unit in units:
+            heroes = [f"the {'champion' if g.options['champion'] else 'character'} {g.name!r}"
+                      for g in unit.models if is_hero(g)]
+            if heroes:
+                said.append(f"the {key}'s unit {unit.name!r} has {' and '.join(heroes)}")
+    return "; ".join(said) or None
 
 
 def columns(scenario) -> tuple[str, ...]:

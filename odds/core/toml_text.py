@@ -1,4 +1,4 @@
-"""Writing TOML-shaped data back as TOML text in tests (the standard library only reads it):
+"""Writing TOML-shaped data back as TOML text (the standard library only reads it):
 tables and arrays of tables as headers (inline tables inside array entries), strings, ints,
 floats including nan and inf, bools and arrays."""
 from __future__ import annotations
