@@ -1,7 +1,7 @@
 """Turn a checked blackpowder scenario into the flat numeric plan the kernel reads.
 
-Every modifier that does not change during a fight is summed here; the kernel adds only the
-ones that do (won the last round, shaken now). Semantics: README.md beside this file.
+Every modifier that does not change during a fight is summed here, and the rule text's laws
+(fight.with_laws) are tabulated over the ones that do (won the last round, shaken now). Semantics: README.md beside this file.
 """
 from __future__ import annotations
 
@@ -9,6 +9,17 @@ from typing import NamedTuple
 
 import numpy as np
 
+from odds.rulesets.blackpowder.fight import (  # noqa: F401 (the codes, for readers of plans)
+    BREAK,
+    EVADED,
+    EVADER_DESTROYED,
+    FIGHT,
+    HALTED,
+    HOLD,
+    LOWEST,
+    RETIRE,
+    with_laws,
+)
 from odds.rulesets.blackpowder.rules import (
     ALL_ROUND,
     ARTILLERY,
@@ -19,10 +30,6 @@ from odds.rulesets.blackpowder.rules import (
     modifiers,
     special_rules,
 )
-
-FIGHT, EVADED, EVADER_DESTROYED, HALTED = 0, 1, 2, 3  # how the charge goes in (R4-4, §5.4)
-HOLD, RETIRE, BREAK = 0, 1, 2                        # break-test results (§5.5)
-LOWEST = -40                                         # lowest modified break-test score tabulated
 
 
 class Plan(NamedTuple):
@@ -54,6 +61,12 @@ class Plan(NamedTuple):
     closing_p_unsaved: float  # P(the charger fails its save against closing fire)
     charger: int
     max_rounds: int
+    # the laws the rule text picks from (fight.with_laws)
+    casualty_law: np.ndarray | None = None  # [h, round, side, won, shaken]: casualties inflicted
+    closing_law: np.ndarray | None = None   # casualties closing fire inflicts on the charger
+    test_law: np.ndarray | None = None      # [h, side, deduction, shaken]: hold, retire, break
+    hedgehog_law: np.ndarray | None = None  # no hedgehog, hedgehog formed
+    d3_law: np.ndarray | None = None        # a D3 of charge bonus, 1 .. 3
 
 
 def p_at_least(target: int) -> float:
@@ -169,7 +182,7 @@ def compile_plan(scenario) -> Plan:
     for i, score in enumerate(range(LOWEST, 13)):
         band[i] = next(code for top, code in bands if top is None or score <= top)
     stamina = np.array([u["profile"]["stamina"] for u in units], np.int64)
-    return Plan(
+    return with_laws(Plan(
         dice=dice, p_hit=p_hit, reroll_misses=reroll_misses, reroll_one_miss=reroll_one_miss,
         p_unsaved=p_unsaved, reroll_one_save=reroll_one_save, p_save=p_save,
         result_bonus=result_bonus, result_d3=result_d3, test_on_casualty=test_on_casualty,
@@ -183,4 +196,4 @@ def compile_plan(scenario) -> Plan:
         hedgehog_order=e["hedgehog_order"] if reaction == "hedgehog" else 0,
         closing_dice=closing_dice, closing_p_hit=p_at_least(closing_target),
         closing_p_unsaved=1 - p_at_least(closing_save), charger=c,
-        max_rounds=scenario.simulation["max_rounds"])
+        max_rounds=scenario.simulation["max_rounds"]))

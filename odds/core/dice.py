@@ -1,0 +1,148 @@
+"""Laws, and the one ``pick`` that reads them for the kernel and for the exact solver.
+
+A ruleset writes each rule once (its ``fight.py``, see ``odds/rulesets/README.md``): every
+chance in a fight is a **law**, a table of its outcomes' probabilities compiled into the plan,
+and the rule text asks ``pick(dice, law)`` for an outcome's index. What ``dice`` is decides
+what ``pick`` does, when numba compiles the call (no run-time branch):
+
+- the kernel passes a trial's random stream (:mod:`odds.core.rng`, 4 x uint64): ``pick``
+  draws the outcome with one uniform, by Walker's alias method;
+- the exact solver passes a **path** (:func:`new_path`, float64): ``pick`` returns the
+  path's next outcome and multiplies the path's chance by its probability. The solver replays
+  one stage of the rule text once for every path of outcomes (:func:`next_path`), so it meets
+  every way the stage can go, each with its probability.
+
+A law is a (3, m) float array: row ``CHANCE`` the outcomes' probabilities (index 0 .. m - 1,
+zeros allowed: the solver skips them), rows ``KEPT`` and ``ALIAS`` the alias table.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+from numba.extending import overload
+
+from odds.core.rng import uniform
+
+KEPT, ALIAS, CHANCE = 0, 1, 2  # the rows of a law
+MOST_PICKS = 64                # picks one stage of a rule text may make (the solver's paths)
+_AT, _DEPTH, _PATH = 1, 2, 3   # a path: chance, picks made, picks fixed, outcomes, ends
+_ENDS = _PATH + MOST_PICKS
+
+
+def law(probs) -> np.ndarray:
+    """The law of outcomes 0 .. m - 1 with probabilities ``probs`` (they sum to 1)."""
+    return laws(np.asarray(probs, float)[None, :])[0]
+
+
+def laws(probs: np.ndarray) -> np.ndarray:
+    """One law per row of ``probs`` (..., m) -> (..., 3, m): the alias tables by Vose's
+    method. A row of zeros (a state that cannot happen) gets an all-zero law."""
+    probs = np.asarray(probs, float)
+    flat = probs.reshape(-1, probs.shape[-1])
+    out = np.zeros((len(flat), 3, flat.shape[1]))
+    for i, p in enumerate(flat):
+        out[i] = _alias(p)
+    return out.reshape(probs.shape[:-1] + (3, probs.shape[-1]))
+
+
+def _alias(p: np.ndarray) -> np.ndarray:
+    m = len(p)
+    out = np.zeros((3, m))
+    out[CHANCE] = p
+    total = p.sum()
+    if total == 0:
+        return out
+    scaled = p * m / total
+    out[ALIAS] = np.arange(m)
+    small = [j for j in range(m) if scaled[j] < 1.0]
+    large = [j for j in range(m) if scaled[j] >= 1.0]
+    while small and large:
+        j, k = small.pop(), large.pop()
+        out[KEPT, j] = scaled[j]
+        out[ALIAS, j] = k
+        scaled[k] -= 1.0 - scaled[j]
+        (small if scaled[k] < 1.0 else large).append(k)
+    for j in small + large:
+        out[KEPT, j] = 1.0  # what rounding leaves over keeps its own outcome
+    return out
+
+
+def pick(dice, law):
+    """The index of ``law``'s outcome: drawn (kernel) or replayed (solver); jitted code only."""
+    raise TypeError("pick is called from numba-compiled rule text only")
+
+
+@overload(pick, inline="always")
+def _pick(dice, law):
+    if isinstance(dice, types.Array) and dice.dtype == types.uint64:
+        return _draw
+    return _replay
+
+
+def _draw(dice, law):
+    m = law.shape[1]
+    u = uniform(dice) * m
+    j = min(int(u), m - 1)
+    alias = int(law[ALIAS, j])
+    return alias + (j - alias) * ((u - j) < law[KEPT, j])  # branch-free: kept or alias
+
+
+def _replay(dice, law):
+    return _replayed(dice, law)
+
+
+@njit(cache=True)
+def _replayed(dice, law):
+    at = int(dice[_AT])
+    if at >= MOST_PICKS:
+        raise ValueError("a stage of the rule text picks more than MOST_PICKS times")
+    if at < dice[_DEPTH]:
+        j = int(dice[_PATH + at])
+        while law[CHANCE, j] == 0.0:  # the path was advanced past the law's last outcome
+            j += 1
+    else:  # a new pick on this path: its first possible outcome, and where they end
+        j = 0
+        while law[CHANCE, j] == 0.0:
+            j += 1
+        end = law.shape[1]
+        while law[CHANCE, end - 1] == 0.0:
+            end -= 1
+        dice[_ENDS + at] = end
+        dice[_DEPTH] = at + 1
+    dice[_PATH + at] = j
+    dice[0] *= law[CHANCE, j]
+    dice[_AT] = at + 1
+    return j
+
+
+@njit(cache=True)
+def new_path():
+    """A solver's path of picks, at its first path (every pick its first outcome)."""
+    path = np.zeros(_ENDS + MOST_PICKS)
+    path[0] = 1.0
+    return path
+
+
+@njit(cache=True, inline="always")
+def chance(path):
+    """The probability of the path just replayed."""
+    return path[0]
+
+
+@njit(cache=True, inline="always")
+def next_path(path):
+    """Move to the next path after one replay (the last pick's next outcome, carrying
+    leftwards); False when every path has been replayed (the path is then back at its first)."""
+    i = int(path[_AT]) - 1
+    while i >= 0 and path[_PATH + i] + 1 >= path[_ENDS + i]:
+        i -= 1
+    if i < 0:  # back to the first path, for the next state
+        path[_DEPTH] = 0
+        path[_AT] = 0
+        path[0] = 1.0
+        return False
+    path[_PATH + i] += 1
+    path[_DEPTH] = i + 1
+    path[_AT] = 0
+    path[0] = 1.0
+    return True

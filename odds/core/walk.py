@@ -1,0 +1,226 @@
+"""The exact solver's walk and the kernel's threads, shared by every ruleset on one rule text.
+
+A ruleset's rule text (``fight.py``) keeps a fight's **state** as one int64 vector whose
+field ``OVER`` (index 0) is 0 while the fight goes on. Its ``stage(plan, dice, state)``
+plays the next stage (the charge, a round) in place; its ``row`` writes the outcome record
+of an ended state. Two short compiled loops beside it (they must name ``stage`` directly, so
+that numba caches them) are what this module drives:
+
+- ``leaves(plan, states, chances) -> (states, chances, parents)``: every way one stage goes
+  from each of the given states, each once (``odds.core.dice`` paths), with the index of the
+  state it came from; :func:`solve` walks stage by stage until no fight is live;
+- ``rows(plan, states) -> (columns, m)`` ints: the outcome record of ended states.
+- the kernel's ``play_trials(plan, seed, first_trial, out, start, stop)``, GIL-free, which
+  :func:`play_in_threads` runs in one slice per thread.
+"""
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+from numba import get_num_threads, njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+from odds.core.exact import check_states
+
+OVER = 0    # state field: 0 while the fight goes on
+BLOCK = 256  # fewest trials worth a thread of their own
+
+
+def solve(leaves, rows, plan, start: np.ndarray, tallies: tuple[int, ...], max_states: int):
+    """The exact outcome rows and their probabilities, walking stage by stage from the state
+    ``start``: ``(rows (columns, m), weights (m,), most live states)``. Raises
+    :class:`odds.core.exact.TooManyStates` beyond ``max_states`` live states.
+
+    ``tallies`` are the state's fields that stages only add to and never read (e.g. failed
+    saves so far): the walk keeps a **core** (the state with its tallies at 0) once, with the
+    distribution of its tallies as a dense box, so ``leaves`` replays each core once however
+    many tally values it carries, and equal states merge by adding boxes."""
+    tallies = np.asarray(tallies, np.int64)
+    cores = start[None, :].copy()
+    cells = start[tallies][None, :].copy()  # each live state: (core index, tally values)
+    owner, mass = np.zeros(1, np.int64), np.ones(1)
+    ended, weights, most, stage = [], [], 1, 0
+    while len(mass):
+        states, p, parent = leaves(plan, cores, np.ones(len(cores)))
+        delta = states[:, tallies].copy()
+        states[:, tallies] = 0
+        cores, child = distinct(states)
+        ways, way = distinct(np.column_stack([child, parent, delta]))  # a child's together
+        p = np.bincount(way, weights=p, minlength=len(ways))
+        child, parent, delta = ways[:, 0], ways[:, 1], ways[:, 2:]
+        cells, mass, owner = _spread(child.ravel(), delta, p, parent, owner, cells, mass)
+        over = cores[owner, OVER] != 0
+        if over.any():
+            ended.append(_states(cores, owner[over], cells[over], tallies))
+            weights.append(mass[over])
+        keep = ~over
+        owner = owner[keep]  # sorted: the cores still live, numbered again from 0
+        new = np.ones(len(owner), bool)
+        new[1:] = owner[1:] != owner[:-1]
+        cores, cells, mass = cores[owner[new]], cells[keep], mass[keep]
+        owner = np.cumsum(new) - 1
+        stage += 1
+        check_states(len(mass), max_states, stage)
+        most = max(most, len(mass))
+    ways, way = distinct(rows(plan, np.concatenate(ended)).T)  # states that end alike: one row
+    return ways.T, np.bincount(way, weights=np.concatenate(weights), minlength=len(ways)), most
+
+
+@njit(cache=True)
+def _states(cores, owner, cells, tallies):
+    """Whole states: each owner's core with its tally cells."""
+    out = np.empty((len(owner), cores.shape[1]), np.int64)
+    for i in range(len(owner)):
+        out[i] = cores[owner[i]]
+        for j in range(len(tallies)):
+            out[i, tallies[j]] = cells[i, j]
+    return out
+
+
+def distinct(states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of ``states`` (sorted) and each row's index among them: by one
+    mixed-radix int64 key a row when the fields' ranges allow, else by rows."""
+    low = states.min(axis=0)
+    span = states.max(axis=0) - low + 1
+    if np.prod(span.astype(float)) >= 2.0 ** 62:
+        return np.unique(states, axis=0, return_inverse=True)
+    keys = ((states - low) * np.cumprod(np.r_[1, span[:0:-1]])[::-1]).sum(axis=1)
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    return states[first], inverse
+
+
+@njit(cache=True)
+def _spread(child, delta, p, parent, owner, cells, mass):
+    """Every live state (owner core, tally cells, mass) moved along every leaf of its core
+    (child core, tally delta, chance), equal (child, tallies) merged in a dense box.
+    Returns (cells, mass, owner) of the states reached, ordered by owner."""
+    k = cells.shape[1]
+    low = np.zeros(k, np.int64)
+    dims = np.ones(k, np.int64)
+    for j in range(k):
+        low[j] = cells[:, j].min()
+        dims[j] = cells[:, j].max() - low[j] + delta[:, j].max() + 1
+    size = 1
+    for j in range(k):
+        size *= dims[j]
+    order = np.argsort(owner, kind="mergesort")  # the states of each core, contiguous
+    first = np.zeros(int(max(parent.max(), owner.max())) + 2, np.int64)
+    base = np.empty(len(order), np.int64)
+    weight = np.empty(len(order))
+    for m in range(len(order)):
+        i = order[m]
+        first[owner[i] + 1] = m + 1
+        at = 0
+        for j in range(k):
+            at = at * dims[j] + cells[i, j] - low[j]
+        base[m] = at
+        weight[m] = mass[i]
+    for a in range(1, len(first)):
+        first[a] = max(first[a], first[a - 1])
+    least = np.empty(len(first) - 1, np.int64)  # each core's lowest and highest cell
+    most = np.empty(len(first) - 1, np.int64)
+    for a in range(len(first) - 1):
+        if first[a] < first[a + 1]:
+            least[a] = base[first[a]:first[a + 1]].min()
+            most[a] = base[first[a]:first[a + 1]].max()
+    n_children = int(child.max()) + 1
+    box = np.zeros(n_children * size)  # pages the walk never touches are never written
+    lowest = np.full(n_children, n_children * size)
+    highest = np.full(n_children, -1)
+    for leaf in range(len(child)):
+        a = parent[leaf]
+        if first[a] == first[a + 1]:
+            continue
+        off = child[leaf] * size
+        for j in range(k):
+            step = 1
+            for jj in range(j + 1, k):
+                step *= dims[jj]
+            off += delta[leaf, j] * step
+        q = p[leaf]
+        for m in range(first[a], first[a + 1]):
+            box[off + base[m]] += q * weight[m]
+        c = child[leaf]
+        lowest[c] = min(lowest[c], off + least[a])
+        highest[c] = max(highest[c], off + most[a])
+    n = 0
+    for c in range(n_children):
+        for at in range(lowest[c], highest[c] + 1):
+            n += box[at] > 0.0
+    out_cells = np.empty((n, k), np.int64)
+    out_mass = np.empty(n)
+    out_owner = np.empty(n, np.int64)
+    n = 0
+    for c in range(n_children):
+        for at in range(lowest[c], highest[c] + 1):
+            if box[at] > 0.0:
+                out_mass[n] = box[at]
+                out_owner[n] = c
+                rest = at - c * size
+                for j in range(k - 1, -1, -1):
+                    out_cells[n, j] = rest % dims[j] + low[j]
+                    rest //= dims[j]
+                n += 1
+    return out_cells, out_mass, out_owner
+
+
+@njit(cache=True, inline="always")
+def room(states, chances, parents, n):
+    """The leaves' arrays with room for at least n + 1 rows (doubled when full)."""
+    if n < len(chances):
+        return states, chances, parents
+    more = np.empty((2 * len(chances), states.shape[1]), states.dtype)
+    more[:n] = states[:n]
+    p = np.empty(2 * len(chances))
+    p[:n] = chances[:n]
+    q = np.empty(2 * len(chances), np.int64)
+    q[:n] = parents[:n]
+    return more, p, q
+
+
+def play_in_threads(play_trials, plan, seed, first_trial, out):
+    """Play trials first_trial .. first_trial + out.shape[1] - 1 into out, the columns split
+    into one slice per thread (``numba.get_num_threads()``), each a GIL-free ``play_trials``
+    call. Each trial's stream comes from (seed, trial), so the split changes no number.
+    Not ``prange``: a thread pool over one plain compiled loop compiles in a fraction of the
+    time at the same speed (benchmarks/cold_start.py)."""
+    n = out.shape[1]
+    threads = max(1, min(get_num_threads(), n // BLOCK))
+    if threads == 1:
+        play_trials(plan, seed, first_trial, out, 0, n)
+        return
+    bounds = [n * i // threads for i in range(threads + 1)]
+    with ThreadPoolExecutor(threads) as pool:
+        runs = [pool.submit(play_trials, plan, seed, first_trial, out, bounds[i], bounds[i + 1])
+                for i in range(threads)]
+        for run in runs:
+            run.result()
+
+
+@intrinsic
+def unowned(typingctx, plan):
+    """``plan`` (a tuple of arrays and numbers) as arrays without an owner: numba then keeps
+    no reference counts on them, which the rule text's many reads of the plan's tables would
+    otherwise update, atomically, at every access. Only for a plan its caller keeps alive
+    for the whole call (the kernel's and solver's loops are given it as an argument)."""
+    def codegen(context, builder, signature, args):
+        return _unowned(context, builder, signature.args[0], args[0])
+    return plan(plan), codegen
+
+
+def _unowned(context, builder, ty, value):
+    if isinstance(ty, types.Array):
+        array = context.make_array(ty)(context, builder, value=value)
+        array.meminfo = cgutils.get_null_value(array.meminfo.type)
+        array.parent = cgutils.get_null_value(array.parent.type)
+        return array._getvalue()
+    if isinstance(ty, types.BaseTuple):
+        items = [_unowned(context, builder, t, builder.extract_value(value, i))
+                 for i, t in enumerate(ty)]
+        out = cgutils.get_null_value(value.type)
+        for i, item in enumerate(items):
+            out = builder.insert_value(out, item, i)
+        return out
+    return value
