@@ -3,7 +3,7 @@
 It follows ``odds/rulesets/d10skirmish/README.md`` (RULES.md §4, rules R3-2 ... R3-9, readings
 §4.2 and assumptions A1-A6) step by step: the fighters' AP are counted action by action, every
 die is a real ``rng.randint(1, 10)``, and each exchange is resolved die by die with
-``odds.rulesets.d10skirmish.exchange.resolve``. Tests use it to check the numba kernel
+``naive_exchange.resolve`` (tests/naive_exchange.py). Tests use it to check the numba kernel
 statistically.
 
 * :func:`play_fight` plays one fight and returns the outcome record as a dict;
@@ -18,7 +18,7 @@ import pandas as pd
 
 from odds.core import outcome
 from odds.rulesets.d10skirmish import rules
-from odds.rulesets.d10skirmish.exchange import Roller, resolve
+from naive_exchange import Roller, resolve
 
 SIDE_KEYS = ("attacker", "defender")
 WINNER_CODE = (outcome.ATTACKER, outcome.DEFENDER)

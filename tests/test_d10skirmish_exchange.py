@@ -1,9 +1,9 @@
 """The exchange of the D10 skirmish game (RULES.md R3-3, R3-5 ... R3-8; README "The exchange").
 
-* the seed's worked example, exactly, through the die-by-die rules (``exchange.resolve``) and
-  the kernel's mirror on packed counts (``kernel.resolve``);
+* the seed's worked example, exactly, through the die-by-die rules (tests/naive_exchange.py)
+  and the package's statement on packed counts (``odds.rulesets.d10skirmish.exchange``);
 * the readings and the +-1 policy (R3-6) on hand-made rolls;
-* the kernel's mirror against the die-by-die rules on every roll of small dice counts;
+* the packed counts against the die-by-die rules on every roll of small dice counts;
 * exact probabilities of blocks, hits and criticals from a brute-force oracle written straight
   from the rule text, over all 10^k rolls, and the kernel's simulated exchanges against them
   (chi-square, p > 1e-4, fixed seed).
@@ -20,8 +20,8 @@ import pytest
 from test_d10skirmish_fight import assert_law
 
 import odds
-from odds.rulesets.d10skirmish import exchange_odds, kernel, rules
-from odds.rulesets.d10skirmish.exchange import Landed, Roller, resolve
+from odds.rulesets.d10skirmish import exchange, exchange_odds, rules
+from naive_exchange import Landed, Roller, resolve
 
 SAMPLES = 200_000
 SEED = 2718
@@ -29,13 +29,13 @@ SEED = 2718
 
 def packed(dice) -> int:
     """The kernel's packed count of dice by face."""
-    return sum(1 << (kernel.SHIFT * v) for v in dice)
+    return sum(1 << (exchange.SHIFT * v) for v in dice)
 
 
 def kernel_resolve(dice_a, a: Roller, dice_b, b: Roller, first=0, crit_blockable="matching_1",
                    adjust_can_create_crit=False) -> tuple[int, ...]:
-    """kernel.resolve on these dice: (crits a, hits a, crits b, hits b, blocked)."""
-    return tuple(kernel.resolve(packed(dice_a), packed(dice_b), a.skill, b.skill, a.adjust,
+    """exchange.resolve on these dice: (crits a, hits a, crits b, hits b, blocked)."""
+    return tuple(exchange.resolve(packed(dice_a), packed(dice_b), a.skill, b.skill, a.adjust,
                                 b.adjust, a.adjust_for == "blocks", b.adjust_for == "blocks",
                                 first, crit_blockable == "matching_1", adjust_can_create_crit))
 

@@ -28,7 +28,7 @@ from odds.core import runner
 from odds.core.outcome import ATTACKER, DEFENDER, DESTROYED, MUTUAL, NONE, UNRESOLVED
 from odds.rulesets import get_ruleset
 from odds.rulesets.d10skirmish import rules
-from odds.rulesets.d10skirmish.exchange import Roller, resolve
+from naive_exchange import Roller, resolve
 
 P_MIN = 1e-4
 TRIALS = 200_000

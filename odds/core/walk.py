@@ -1,17 +1,14 @@
-"""The exact solver's walk and the kernel's threads, shared by every ruleset on one rule text.
+"""The kernel's loop, the exact solver's walk and the kernel's threads, shared by every
+ruleset written as one rule text (``odds/rulesets/README.md``).
 
-A ruleset's rule text (``fight.py``) keeps a fight's **state** as one int64 vector whose
-field ``OVER`` (index 0) is 0 while the fight goes on. Its ``stage(plan, dice, state)``
-plays the next stage (the charge, a round) in place; its ``row`` writes the outcome record
-of an ended state. Two short compiled loops beside it (they must name ``stage`` directly, so
-that numba caches them) are what this module drives:
-
-- ``leaves(plan, states, chances) -> (states, chances, parents)``: every way one stage goes
-  from each of the given states, each once (``odds.core.dice`` paths), with the index of the
-  state it came from; :func:`solve` walks stage by stage until no fight is live;
-- ``rows(plan, states) -> (columns, m)`` ints: the outcome record of ended states.
-- the kernel's ``play_trials(plan, seed, first_trial, out, start, stop)``, GIL-free, which
-  :func:`play_in_threads` runs in one slice per thread.
+A rule text (a ruleset's ``fight.py``) keeps a fight's **state** as one int64 vector of
+``FIELDS`` fields, ``OVER`` (field 0) 0 while the fight goes on; ``begin(plan, state)`` sets
+the state before the fight, ``stage(plan, dice, state)`` plays the next stage (the charge, a
+round, an exchange) in place, asking ``odds.core.dice.pick`` for every chance, and
+``row(plan, state, out, t)`` writes an ended fight's ``COLUMNS`` outcome columns.
+:func:`kernel` compiles the loop that samples it, :func:`solver` the parts :func:`solve`
+walks exactly. They are compiled per rule text from closures (numba caches them, keyed on
+the rule text, see :mod:`odds.core.cache`): no ruleset writes a loop of its own.
 """
 from __future__ import annotations
 
@@ -22,28 +19,93 @@ from numba import get_num_threads, njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from odds.core.dice import chance, new_path, next_path
 from odds.core.exact import check_states
+from odds.core.rng import seed_stream
 
 OVER = 0    # state field: 0 while the fight goes on
 BLOCK = 256  # fewest trials worth a thread of their own
 
 
-def solve(leaves, rows, plan, start: np.ndarray, tallies: tuple[int, ...], max_states: int):
-    """The exact outcome rows and their probabilities, walking stage by stage from the state
-    ``start``: ``(rows (columns, m), weights (m,), most live states)``. Raises
+def kernel(fight):
+    """The compiled loop that plays a rule text's fights: ``play_trials(plan, seed,
+    first_trial, out, start, stop)`` plays trials start .. stop - 1 into out[:, start:stop],
+    GIL-free (one thread's share, :func:`play_in_threads`)."""
+    @njit(cache=True, nogil=True)
+    def play_trials(plan, seed, first_trial, out, start, stop):
+        plan = unowned(plan)
+        st = np.empty(4, np.uint64)
+        state = np.empty(fight.FIELDS, np.int64)
+        for t in range(start, stop):
+            seed_stream(st, seed, first_trial + t)
+            fight.begin(plan, state)
+            while not state[OVER]:
+                fight.stage(plan, st, state)
+            fight.row(plan, state, out, t)
+
+    return play_trials
+
+
+def solver(fight):
+    """The compiled parts of a rule text's exact solver, for :func:`solve`: ``begin(plan,
+    state)``; ``leaves(plan, states)`` -> (states, chances, parents), every way the next
+    stage goes from each state, each once (``odds.core.dice`` paths); ``rows(plan, states)``
+    -> the outcome record of ended states."""
+    @njit(cache=True)
+    def begin(plan, state):
+        fight.begin(plan, state)
+
+    @njit(cache=True)
+    def leaves(plan, states):
+        plan = unowned(plan)
+        out = np.empty((16, states.shape[1]), np.int64)
+        p = np.empty(16)
+        parent = np.empty(16, np.int64)
+        n = 0
+        path = new_path()
+        for i in range(len(states)):
+            more = True
+            while more:
+                out, p, parent = room(out, p, parent, n)
+                out[n] = states[i]
+                fight.stage(plan, path, out[n])
+                p[n] = chance(path)
+                parent[n] = i
+                n += 1
+                more = next_path(path)
+        return out[:n], p[:n], parent[:n]
+
+    @njit(cache=True)
+    def rows(plan, states):
+        plan = unowned(plan)
+        out = np.zeros((fight.COLUMNS, len(states)), np.int32)
+        for t in range(len(states)):
+            fight.row(plan, states[t], out, t)
+        return out
+
+    return begin, leaves, rows
+
+
+def solve(compiled, fight, plan, max_states: int):
+    """The exact outcome rows and their probabilities: ``(rows (columns, m), weights (m,),
+    most live states)``, walking stage by stage from the state before the fight, with the
+    ``compiled`` parts of the rule text ``fight`` (:func:`solver`). Raises
     :class:`odds.core.exact.TooManyStates` beyond ``max_states`` live states.
 
-    ``tallies`` are the state's fields that stages only add to and never read (e.g. failed
+    ``fight.TALLIES`` are the state's fields that stages only add to and never read (e.g. failed
     saves so far): the walk keeps a **core** (the state with its tallies at 0) once, with the
     distribution of its tallies as a dense box, so ``leaves`` replays each core once however
     many tally values it carries, and equal states merge by adding boxes."""
-    tallies = np.asarray(tallies, np.int64)
+    begin, leaves, rows = compiled
+    tallies = np.asarray(fight.TALLIES, np.int64)
+    start = np.empty(fight.FIELDS, np.int64)
+    begin(plan, start)
     cores = start[None, :].copy()
     cells = start[tallies][None, :].copy()  # each live state: (core index, tally values)
     owner, mass = np.zeros(1, np.int64), np.ones(1)
     ended, weights, most, stage = [], [], 1, 0
     while len(mass):
-        states, p, parent = leaves(plan, cores, np.ones(len(cores)))
+        states, p, parent = leaves(plan, cores)
         delta = states[:, tallies].copy()
         states[:, tallies] = 0
         cores, child = distinct(states)

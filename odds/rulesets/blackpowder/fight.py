@@ -38,6 +38,7 @@ DEDUCTIONS = 13 - LOWEST  # from this deduction on, every 2D6 roll scores LOWEST
 # the state's fields: OVER (odds.core.walk) is 0 while the fight goes on
 OVER, MELEE, HEDGEHOG, ROUNDS, WINNER, END = 0, 1, 2, 3, 4, 5
 WON, STEADY_USED, REROLLS, CASUALTIES, FAILED_SAVES = 6, 8, 10, 12, 14  # two sides each
+COLUMNS = 10  # of the outcome row: the shared ones and the ruleset's own
 FIELDS = 16
 TALLIES = (FAILED_SAVES, FAILED_SAVES + 1)  # fields the stages only add to (odds.core.walk)
 

@@ -3,17 +3,17 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import numpy as np
+
+from odds.rulesets.d10skirmish.fight import with_laws
 from odds.rulesets.d10skirmish.rules import fighters
 
 Pair = tuple[int, int]
 
 
 class Plan(NamedTuple):
-    """Pairs indexed by side (0 attacker, 1 defender), then the engagement as numbers.
-
-    Only plain numbers and tuples: the threads share the plan, and reading numba arrays
-    would count references on them at every access.
-    """
+    """Pairs indexed by side (0 attacker, 1 defender), the engagement as numbers, then the
+    schedule and laws of the rule text (fight.with_laws)."""
 
     skill: Pair                # effective MS (R3-5)
     attacks: Pair              # dice a fighter rolls when it fights fully (R3-3)
@@ -38,6 +38,18 @@ class Plan(NamedTuple):
     push_ap: int               # R3-9
     fall_damage: int           # R3-9, §4.2(8)
     max_rounds: int            # turns (A5)
+    turn: np.ndarray | None = None    # the schedule: each exchange's turn,
+    active: np.ndarray | None = None  # the side that starts it,
+    kind: np.ndarray | None = None    # its kind (index of its law),
+    fled: np.ndarray | None = None    # whether the other side flees from it (R3-8)
+    wound_law: np.ndarray | None = None  # [kind]: wounds to side 0 x (W1 + 1) + to side 1
+    tabled: np.ndarray | None = None  # [kind]: its law is tabulated, else rolled die by die
+    kind_dice: np.ndarray | None = None  # [kind, side]: dice rolled
+    push_law: np.ndarray | None = None   # the push fails, succeeds (R3-9)
+    d10_law: np.ndarray | None = None    # one D10: faces 1 .. 10 at 0 .. 9
+    armour_law: np.ndarray | None = None  # [side]: a hit on it is saved, gets through (A2)
+    law_states: int = 0  # the most states tabulating a law held (the exact solver's bound)
+    law_turn: int = 1    # the turn of that law's exchange
 
 
 def compile_plan(scenario) -> Plan:
@@ -49,7 +61,7 @@ def compile_plan(scenario) -> Plan:
         return tuple(int(getattr(f, field)) for f in pair)
 
     left = e["charged_ap_left"]
-    return Plan(
+    return with_laws(Plan(
         skill=column("skill"), attacks=column("attacks"), ap=column("ap"),
         wounds=column("wounds"), armour=column("armour"), damage=column("damage"),
         adjust=column("adjust"),
@@ -69,4 +81,4 @@ def compile_plan(scenario) -> Plan:
         push_ap=int(e["push_ap"]),
         fall_damage=int(e["fall_damage"]),
         max_rounds=int(scenario.simulation["max_rounds"]),
-    )
+    ))

@@ -1,127 +1,126 @@
-"""One exchange of blows, die by die (R3-5, R3-6, R3-7; README.md "The exchange").
-
-This is the readable statement of the exchange. The numba kernel mirrors it on counts of dice
-per face (:func:`odds.rulesets.d10skirmish.kernel.resolve`); the tests check that the two agree
-on every roll of small dice counts and reproduce the rules text's worked example:
-
->>> a, b = resolve([1, 4, 6], Roller(6), [4, 5, 6], Roller(5))
->>> a, b
-(Landed(crits=1, hits=1, blocked=1, missed=0), Landed(crits=0, hits=1, blocked=1, missed=1))
+"""One exchange of blows (R3-5, R3-6, R3-7; README.md "The exchange"), on the dice as counts
+per face packed in one integer (5 bits a face): blocks pair equal dice of the two sides, so a
+roll is known by how many dice show each face. The one statement of the exchange in the
+package: the rule text derives each exchange's law from it (``fight.exchange_law``) and rolls
+through it the exchanges too large to tabulate. tests/naive_exchange.py states it die by die,
+and the tests check the two agree on every roll of small dice counts.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from numba import njit
+
+SHIFT = 5      # bits per face in a packed count of dice (at most 20 dice a side, so < 32)
+FACE = 31      # mask of one face's count
 
 
-@dataclass(frozen=True)
-class Roller:
-    """One side of an exchange: its melee skill and its +-1 ability (R3-6)."""
-
-    skill: int                # effective MS (ББ): a die showing more misses (R3-5)
-    adjust: int = 0           # how many of its dice it may turn by +-1
-    adjust_for: str = "hits"  # "hits": land the most; "blocks": let the enemy land the fewest
+@njit(cache=True)
+def _count(packed, v):
+    """How many of the dice packed in ``packed`` show v (v = 1..10, 5 bits each)."""
+    return (packed >> (SHIFT * v)) & FACE
 
 
-@dataclass(frozen=True)
-class Landed:
-    """What one side's dice did in an exchange."""
+@njit(cache=True)
+def _landed(plain0, crit0, plain1, crit1, skill0, skill1, crit_blockable):
+    """(crits 0, hits 0, crits 1, hits 1, blocked pairs) as the dice stand (R3-5, R3-7).
 
-    crits: int    # critical hits that landed (R3-7)
-    hits: int     # other hits that landed
-    blocked: int  # its dice blocked by an equal enemy die (R3-5a)
-    missed: int   # its dice showing more than its skill (R3-5b)
-
-
-@dataclass
-class Die:
-    """One die as it shows now; ``adjusted`` once its roller has turned it (R3-6)."""
-
-    shown: int
-    adjusted: bool = False
-
-    def critical(self, adjust_can_create_crit: bool) -> bool:
-        """A die showing 1 is critical if it was rolled so, or if turned dice may be (§4.2(5))."""
-        return self.shown == 1 and (not self.adjusted or adjust_can_create_crit)
-
-
-def resolve(dice_a, a: Roller, dice_b, b: Roller, *, first: int = 0,
-            crit_blockable: str = "matching_1",
-            adjust_can_create_crit: bool = False) -> tuple[Landed, Landed]:
-    """Resolve one exchange from the dice each side rolled (values 1..10).
-
-    ``first`` (0 for ``a``, 1 for ``b``) is the side that turns its dice first: the fighter who
-    started the exchange; the other answers seeing the change (R3-6).
+    ``plain``: a side's non-critical dice, packed by face; ``crit``: its critical dice (all
+    showing 1). Equal hits block pairwise, non-critical dice first.
     """
-    sides = ([Die(v) for v in dice_a], [Die(v) for v in dice_b])
-    rollers = (a, b)
-    rules = (crit_blockable, adjust_can_create_crit)
-    for s in (first, 1 - first):
-        _turn_dice(sides, rollers, s, rules)
-    return _landed(sides, rollers, rules)
+    h0 = 0
+    h1 = 0
+    blocked = 0
+    for v in range(2, 11):
+        a = _count(plain0, v) if v <= skill0 else 0
+        b = _count(plain1, v) if v <= skill1 else 0
+        m = min(a, b)
+        blocked += m
+        h0 += a - m
+        h1 += b - m
+    p0 = _count(plain0, 1)
+    p1 = _count(plain1, 1)
+    k0 = 0  # critical dice blocked
+    k1 = 0
+    if crit_blockable:
+        m = min(p0 + crit0, p1 + crit1)
+        k0 = max(0, m - p0)
+        k1 = max(0, m - p1)
+    else:
+        m = min(p0, p1)
+    blocked += m
+    return crit0 - k0, h0 + p0 - (m - k0), crit1 - k1, h1 + p1 - (m - k1), blocked
 
 
-def _landed(sides, rollers, rules) -> tuple[Landed, Landed]:
-    """Block equal hits pair by pair, then count what is left (R3-5, R3-7, §4.2(1)-(4)).
-
-    A die hits if it shows at most its side's skill. At each value, as many pairs block as the
-    side with fewer hits there has (the most pairs possible). With ``crit_blockable = "never"``
-    critical dice take no part in blocking. A side loses its non-critical dice to blocks first.
-    """
-    crit_blockable, create_crit = rules
-    hit = [[d for d in dice if d.shown <= r.skill] for dice, r in zip(sides, rollers)]
-    can_block = [{}, {}]  # value -> the side's hits showing it that may block
-    for s in (0, 1):
-        for d in sorted(hit[s], key=lambda d: d.critical(create_crit)):  # non-critical first
-            if crit_blockable == "matching_1" or not d.critical(create_crit):
-                can_block[s].setdefault(d.shown, []).append(d)
-    blocked = [set(), set()]
-    for value in can_block[0].keys() & can_block[1].keys():
-        pairs = min(len(can_block[0][value]), len(can_block[1][value]))
-        for s in (0, 1):
-            blocked[s].update(id(d) for d in can_block[s][value][:pairs])
-    out = []
-    for s in (0, 1):
-        landed = [d for d in hit[s] if id(d) not in blocked[s]]
-        crits = sum(d.critical(create_crit) for d in landed)
-        out.append(Landed(crits=crits, hits=len(landed) - crits, blocked=len(blocked[s]),
-                          missed=len(sides[s]) - len(hit[s])))
-    return out[0], out[1]
+@njit(cache=True)
+def _score(crits, hits, enemy_crits, enemy_hits, blocks_first):
+    """The score of a turned roll (R3-6) packed in one integer (each part 0..63; at most 20 dice a side)."""
+    mine = (crits + hits) * 64 + crits
+    theirs = (63 - enemy_crits - enemy_hits) * 64 + (63 - enemy_crits)
+    return theirs * 4096 + mine if blocks_first else mine * 4096 + theirs
 
 
-def _score(landed: tuple[Landed, Landed], s: int, aim: str) -> tuple[int, ...]:
-    """How good the exchange is for side s under its aim (R3-6): larger is better."""
-    own, enemy = landed[s], landed[1 - s]
-    mine = (own.crits + own.hits, own.crits)
-    theirs = (-(enemy.crits + enemy.hits), -enemy.crits)
-    return mine + theirs if aim == "hits" else theirs + mine
+@njit(cache=True)
+def _turned(plain, crit, v, w, create_crit):
+    """(plain, crit) after one unturned die goes from v to w (an unturned 1 is critical)."""
+    if v == 1:
+        crit -= 1
+    else:
+        plain -= 1 << (SHIFT * v)
+    if w == 1 and create_crit:
+        crit += 1
+    else:
+        plain += 1 << (SHIFT * w)
+    return plain, crit
 
 
-def _turn_dice(sides, rollers, s, rules) -> None:
-    """Side s turns up to ``adjust`` of its dice by +-1, one at a time (R3-6, §4.2(5)).
-
-    Each time it takes the single change (a die not turned yet, within 1..10) that scores best
-    for its aim, if that beats leaving the dice alone. Candidates are tried from the lowest
-    value showing, -1 before +1; dice showing the same value are alike, and the first of equally
-    good changes is taken.
-    """
-    roller = rollers[s]
-    for _ in range(roller.adjust):
-        best, choice = _score(_landed(sides, rollers, rules), s, roller.adjust_for), None
-        unturned = {}
-        for die in sides[s]:
-            if not die.adjusted:
-                unturned.setdefault(die.shown, die)
-        for value in sorted(unturned):
-            die = unturned[value]
-            for step in (-1, 1):
-                if not 1 <= value + step <= 10:
+@njit(cache=True)
+def _turn_dice(plain, crit, free, enemy_plain, enemy_crit, skill, enemy_skill, n, blocks_first,
+               crit_blockable, create_crit):
+    """A side turns up to n of its unturned dice (``free``, packed) by +-1, one at a time,
+    each the best single change if it beats none (R3-6, §4.2(5)).
+    Returns its (plain, crit)."""
+    for _ in range(n):
+        c, h, ec, eh, _b = _landed(plain, crit, enemy_plain, enemy_crit, skill, enemy_skill,
+                                   crit_blockable)
+        best = _score(c, h, ec, eh, blocks_first)
+        best_v = 0
+        best_w = 0
+        for v in range(1, 11):
+            if _count(free, v) == 0:
+                continue
+            for w in range(v - 1, v + 2, 2):
+                if w < 1 or w > 10:
                     continue
-                die.shown, die.adjusted = value + step, True
-                score = _score(_landed(sides, rollers, rules), s, roller.adjust_for)
-                die.shown, die.adjusted = value, False
+                p, k = _turned(plain, crit, v, w, create_crit)
+                c, h, ec, eh, _b = _landed(p, k, enemy_plain, enemy_crit, skill, enemy_skill,
+                                           crit_blockable)
+                score = _score(c, h, ec, eh, blocks_first)
                 if score > best:
-                    best, choice = score, (die, step)
-        if choice is None:
-            return
-        die, step = choice
-        die.shown, die.adjusted = die.shown + step, True
+                    best, best_v, best_w = score, v, w
+        if best_v == 0:
+            break
+        plain, crit = _turned(plain, crit, best_v, best_w, create_crit)
+        free -= 1 << (SHIFT * best_v)
+    return plain, crit
+
+
+@njit(cache=True)
+def resolve(rolled0, rolled1, skill0, skill1, adjust0, adjust1, blocks_first0, blocks_first1,
+            first, crit_blockable, create_crit):
+    """One exchange from the dice rolled, packed by face (``rolled`` holds the count of dice
+    showing v in bits 5v .. 5v+4). Side ``first`` turns its dice first (R3-6).
+
+    Returns (crits 0, hits 0, crits 1, hits 1, blocked pairs) landed.
+    """
+    crit0 = _count(rolled0, 1)
+    crit1 = _count(rolled1, 1)
+    plain0 = rolled0 - (crit0 << SHIFT)
+    plain1 = rolled1 - (crit1 << SHIFT)
+    for k in range(2):
+        if (k == 0) == (first == 0):
+            if adjust0 > 0:
+                plain0, crit0 = _turn_dice(plain0, crit0, rolled0, plain1, crit1, skill0, skill1,
+                                           adjust0, blocks_first0, crit_blockable, create_crit)
+        elif adjust1 > 0:
+            plain1, crit1 = _turn_dice(plain1, crit1, rolled1, plain0, crit0, skill1, skill0,
+                                       adjust1, blocks_first1, crit_blockable, create_crit)
+    return _landed(plain0, crit0, plain1, crit1, skill0, skill1, crit_blockable)
