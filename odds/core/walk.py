@@ -106,51 +106,118 @@ def solve(compiled, fight, plan, max_states: int):
     ended, weights, most, stage = [], [], 1, 0
     while len(mass):
         states, p, parent = leaves(plan, cores)
-        delta = states[:, tallies].copy()
-        states[:, tallies] = 0
-        cores, child = distinct(states)
-        ways, way = distinct(np.column_stack([child, parent, delta]))  # a child's together
-        p = np.bincount(way, weights=p, minlength=len(ways))
-        child, parent, delta = ways[:, 0], ways[:, 1], ways[:, 2:]
-        cells, mass, owner = _spread(child.ravel(), delta, p, parent, owner, cells, mass)
-        over = cores[owner, OVER] != 0
-        if over.any():
-            ended.append(_states(cores, owner[over], cells[over], tallies))
-            weights.append(mass[over])
-        keep = ~over
-        owner = owner[keep]  # sorted: the cores still live, numbered again from 0
-        new = np.ones(len(owner), bool)
-        new[1:] = owner[1:] != owner[:-1]
-        cores, cells, mass = cores[owner[new]], cells[keep], mass[keep]
-        owner = np.cumsum(new) - 1
+        cores, child, parent, delta, p = _ways(states, p, parent, tallies)
+        cells, mass, owner = _spread(child, delta, p, parent, owner, cells, mass)
+        cores, owner, cells, mass, over, over_mass = _split(cores, owner, cells, mass, tallies)
+        if len(over_mass):
+            ended.append(over)
+            weights.append(over_mass)
         stage += 1
         check_states(len(mass), max_states, stage)
         most = max(most, len(mass))
-    ways, way = distinct(rows(plan, np.concatenate(ended)).T)  # states that end alike: one row
+    ways, way = distinct(rows(plan, np.concatenate(ended)).T.copy())  # ending alike: one row
     return ways.T, np.bincount(way, weights=np.concatenate(weights), minlength=len(ways)), most
 
 
 @njit(cache=True)
-def _states(cores, owner, cells, tallies):
-    """Whole states: each owner's core with its tally cells."""
-    out = np.empty((len(owner), cores.shape[1]), np.int64)
+def _ways(states, p, parent, tallies):
+    """The leaves of a stage as (cores, child, parent, delta, p): each leaf's state split
+    into its core (tallies at 0) and its tallies' delta, leaves alike merged."""
+    delta = np.empty((len(states), len(tallies)), np.int64)
+    for j in range(len(tallies)):
+        delta[:, j] = states[:, tallies[j]]
+        states[:, tallies[j]] = 0
+    cores, child = distinct(states)
+    alike = np.empty((len(states), 2 + len(tallies)), np.int64)  # a child's leaves together
+    alike[:, 0] = child
+    alike[:, 1] = parent
+    alike[:, 2:] = delta
+    ways, way = distinct(alike)
+    chance = np.zeros(len(ways))
+    for i in range(len(way)):
+        chance[way[i]] += p[i]
+    return cores, ways[:, 0].copy(), ways[:, 1].copy(), ways[:, 2:].copy(), chance
+
+
+@njit(cache=True)
+def _split(cores, owner, cells, mass, tallies):
+    """The states reached, as (live cores, owner, cells, mass, ended states, their mass); the
+    live cores numbered again from 0 (``owner`` is sorted)."""
+    n_over = 0
     for i in range(len(owner)):
-        out[i] = cores[owner[i]]
-        for j in range(len(tallies)):
-            out[i, tallies[j]] = cells[i, j]
-    return out
+        n_over += cores[owner[i], OVER] != 0
+    over = np.empty((n_over, cores.shape[1]), np.int64)
+    over_mass = np.empty(n_over)
+    live = len(owner) - n_over
+    out_owner = np.empty(live, np.int64)
+    out_cells = np.empty((live, cells.shape[1]), np.int64)
+    out_mass = np.empty(live)
+    used = np.empty(len(cores), np.int64)
+    n_used = 0
+    m = 0
+    k = 0
+    for i in range(len(owner)):
+        c = owner[i]
+        if cores[c, OVER] != 0:
+            over[m] = cores[c]
+            for j in range(len(tallies)):
+                over[m, tallies[j]] = cells[i, j]
+            over_mass[m] = mass[i]
+            m += 1
+        else:
+            if n_used == 0 or used[n_used - 1] != c:
+                used[n_used] = c
+                n_used += 1
+            out_owner[k] = n_used - 1
+            out_cells[k] = cells[i]
+            out_mass[k] = mass[i]
+            k += 1
+    return cores[used[:n_used]], out_owner, out_cells, out_mass, over, over_mass
 
 
-def distinct(states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct rows of ``states`` (sorted) and each row's index among them: by one
-    mixed-radix int64 key a row when the fields' ranges allow, else by rows."""
-    low = states.min(axis=0)
-    span = states.max(axis=0) - low + 1
-    if np.prod(span.astype(float)) >= 2.0 ** 62:
-        return np.unique(states, axis=0, return_inverse=True)
-    keys = ((states - low) * np.cumprod(np.r_[1, span[:0:-1]])[::-1]).sum(axis=1)
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    return states[first], inverse
+@njit(cache=True)
+def distinct(rows):
+    """The distinct rows of ``rows`` (sorted) and each row's index among them: by one
+    mixed-radix int64 key a row when the fields' ranges allow, else column by column."""
+    n, f = rows.shape
+    if n == 0:
+        return rows[:0].copy(), np.zeros(0, np.int64)
+    low = np.empty(f, np.int64)
+    span = np.empty(f, np.int64)
+    room = 1.0
+    for j in range(f):
+        low[j] = rows[:, j].min()
+        span[j] = rows[:, j].max() - low[j] + 1
+        room *= span[j]
+    keyed = room < 2.0 ** 62
+    keys = np.zeros(n, np.int64)
+    if keyed:
+        for i in range(n):
+            key = 0
+            for j in range(f):
+                key = key * span[j] + rows[i, j] - low[j]
+            keys[i] = key
+        order = np.argsort(keys, kind="mergesort")
+    else:  # lexicographic: stable sorts from the last column to the first
+        order = np.arange(n)
+        for j in range(f - 1, -1, -1):
+            order = order[np.argsort(rows[order, j], kind="mergesort")]
+    inverse = np.empty(n, np.int64)
+    first = np.empty(n, np.int64)
+    count = -1
+    for m in range(n):
+        i = order[m]
+        new = m == 0
+        if not new:
+            if keyed:
+                new = keys[i] != keys[order[m - 1]]
+            else:
+                new = (rows[i] != rows[order[m - 1]]).any()
+        if new:
+            count += 1
+            first[count] = i
+        inverse[i] = count
+    return rows[first[:count + 1]], inverse
 
 
 @njit(cache=True)
