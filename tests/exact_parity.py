@@ -52,15 +52,17 @@ def assert_sums_to_one(tally, tolerance: float = 1e-12) -> None:
 
 
 def assert_parity(scenario, trials: int = 200_000, seed: int = 1, z: float = Z,
-                  tally=None) -> dict[str, float]:
+                  tally=None, simulated=None) -> dict[str, float]:
     """Exact against ``trials`` simulated fights: each outcome probability, each yes/no
     column's probability and each column's mean within |z| standard errors. Returns the
     largest |z| per key (for reports). A key the exact solver calls certain (p 0 or 1, or a
-    mean of zero variance) must be exactly that in the simulation."""
+    mean of zero variance) must be exactly that in the simulation. ``simulated``: a tally of
+    ``trials`` fights played elsewhere (e.g. by a naive reference) instead of the kernel's."""
     scenario = as_scenario(scenario)
     tally = tally if tally is not None else solved(scenario)
     assert_sums_to_one(tally)
-    simulated = odds.simulate(scenario, trials=trials, seed=seed, quiet=True).tally
+    if simulated is None:
+        simulated = odds.simulate(scenario, trials=trials, seed=seed, quiet=True).tally
     assert simulated.columns == tally.columns
     zs = {}
     p_exact, p_mc = outcome_probabilities(tally), outcome_probabilities(simulated)

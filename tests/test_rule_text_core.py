@@ -1,0 +1,138 @@
+"""The core of the rule text (issue 24): laws and ``pick`` (odds/core/dice.py), the exact walk
+(odds/core/walk.py) and the cache stamps (odds/core/cache.py), on toy laws and stages whose
+answers are known by hand."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numba import njit
+
+from odds.core import cache, walk
+from odds.core.dice import ALIAS, CHANCE, KEPT, chance, law, new_path, next_path, pick
+from odds.core.rng import seed_stream
+
+LAWS = [[0.2, 0.5, 0.3], [0.0, 0.25, 0.0, 0.75], [1.0], [0.1] * 10, [0.0, 1.0, 0.0]]
+
+
+@pytest.mark.parametrize("probs", LAWS)
+def test_alias_table_gives_each_outcome_its_probability(probs):
+    """Walker's alias table: outcome j is drawn when the uniform falls in its own column's
+    kept part or in another column that aliases it; the shares are the probabilities."""
+    table = law(probs)
+    m = len(probs)
+    share = table[KEPT] / m
+    for j in range(m):
+        if table[KEPT, j] < 1:
+            share[int(table[ALIAS, j])] += (1 - table[KEPT, j]) / m
+    assert np.allclose(share, probs, atol=1e-15)
+    assert np.array_equal(table[CHANCE], probs)
+
+
+@njit(cache=True)
+def _draws(table, n, seed):
+    st = np.empty(4, np.uint64)
+    seed_stream(st, seed, 0)
+    counts = np.zeros(table.shape[1], np.int64)
+    for _ in range(n):
+        counts[pick(st, table)] += 1
+    return counts
+
+
+def test_the_kernel_draws_each_law_at_its_probabilities():
+    """200,000 draws of a law with impossible outcomes: those never, the others within
+    |z| < 4 (fixed seed); a law one outcome apart fails the same bound."""
+    probs = np.array([0.0, 0.25, 0.0, 0.5, 0.05, 0.2])
+    n = 200_000
+    counts = _draws(law(probs), n, 7)
+    assert counts[probs == 0].sum() == 0
+    z = (counts - n * probs)[probs > 0] / np.sqrt(n * probs * (1 - probs))[probs > 0]
+    assert np.abs(z).max() < 4
+    wrong = np.array([0.0, 0.24, 0.0, 0.51, 0.05, 0.2])
+    z = (counts - n * wrong)[wrong > 0] / np.sqrt(n * wrong * (1 - wrong))[wrong > 0]
+    assert np.abs(z).max() > 4
+
+
+A, B, C = law([0.5, 0.0, 0.5]), law([0.1, 0.9]), law([0.0, 0.3, 0.7])
+
+
+@njit(cache=True)
+def _toy_stage(dice, a, b, c):
+    """A stage whose number of picks depends on the outcomes: a; if a is 2, then b; then c
+    unless b was 1. Returns its outcome as one number."""
+    x = pick(dice, a)
+    y = -1
+    z = -1
+    if x == 2:
+        y = pick(dice, b)
+    if y != 1:
+        z = pick(dice, c)
+    return 100 * x + 10 * (y + 1) + (z + 1)
+
+
+@njit(cache=True)
+def _replay_all(a, b, c):
+    path = new_path()
+    outcomes = np.empty(64, np.int64)
+    chances = np.empty(64)
+    n = 0
+    more = True
+    while more:
+        outcomes[n] = _toy_stage(path, a, b, c)
+        chances[n] = chance(path)
+        n += 1
+        more = next_path(path)
+    return outcomes[:n], chances[:n], chance(path)
+
+
+def test_replay_meets_every_way_a_stage_goes_once():
+    """Every path of outcomes with probability above 0, once each, with its probability; the
+    path is back at its first after the last."""
+    outcomes, chances, reset = _replay_all(A, B, C)
+    by_hand = {
+        0 * 100 + 0 + 2: 0.5 * 0.3, 0 * 100 + 0 + 3: 0.5 * 0.7,
+        2 * 100 + 10 + 2: 0.5 * 0.1 * 0.3, 2 * 100 + 10 + 3: 0.5 * 0.1 * 0.7,
+        2 * 100 + 20 + 0: 0.5 * 0.9,
+    }
+    assert dict(zip(outcomes.tolist(), chances.tolist())) == pytest.approx(by_hand)
+    assert len(outcomes) == len(by_hand) and reset == 1.0
+
+
+@pytest.mark.parametrize("rows", [
+    np.array([[3, 1], [1, 2], [3, 1], [0, 0], [1, 2]]),
+    np.array([[2 ** 40, -2 ** 40, 5], [0, 0, 0], [2 ** 40, -2 ** 40, 5], [1, 2 ** 39, 0]]),
+], ids=["keyed", "column by column"])
+def test_distinct_rows_and_their_index(rows):
+    """The state table's merge: np.unique's answer, by one key a row or (ranges too wide)
+    column by column."""
+    unique, inverse = walk.distinct(rows)
+    expected, expected_inverse = np.unique(rows, axis=0, return_inverse=True)
+    assert np.array_equal(unique, expected)
+    assert np.array_equal(inverse, expected_inverse.ravel())
+
+
+def test_spread_merges_equal_states_and_drops_underflow():
+    """Two live states of one core move along its two leaves; states reached twice merge,
+    and a mass that underflows to 0 is no state."""
+    owner = np.array([0, 0])
+    cells = np.array([[0], [1]])
+    mass = np.array([0.5, 1e-300])
+    child = np.array([0, 0])
+    delta = np.array([[0], [1]])
+    p = np.array([0.5, 1e-30])
+    parent = np.array([0, 0])
+    cells, mass, owner = walk._spread(child, delta, p, parent, owner, cells, mass)
+    # (0) 0.25; (1) 0.5 * 1e-30 + 1e-300 * 0.5; (2) 1e-300 * 1e-30 underflows
+    assert cells.ravel().tolist() == [0, 1] and owner.tolist() == [0, 0]
+    assert mass == pytest.approx([0.25, 0.5e-30])
+
+
+def test_cache_stamps_follow_the_sources_a_function_is_built_from():
+    """A ruleset's compiled functions are stamped with its folder and the core; the core's
+    with every ruleset too (its loops take a rule text as a closure)."""
+    core = cache.stamp(cache.CORE)
+    bp = cache.stamp(cache.ODDS / "rulesets" / "blackpowder")
+    d10 = cache.stamp(cache.ODDS / "rulesets" / "d10skirmish")
+    assert len({core, bp, d10}) == 3
+    from odds.rulesets.blackpowder import kernel
+    locator = kernel.play_trials._cache._impl.locator  # numba internals
+    assert isinstance(locator, cache.InTreeLocator | cache.UserProvidedLocator)
