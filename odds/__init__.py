@@ -16,4 +16,4 @@ from odds.scenario import ModelGroup, Scenario, Side, from_dict, load
 __all__ = ["simulate", "compare", "sweep", "roster", "explore", "Comparison", "Sweep",
            "RoundRobin", "Roster", "load", "from_dict", "Scenario", "Side", "ModelGroup",
            "ScenarioError"]
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -40,12 +40,13 @@ def laws(probs: np.ndarray) -> np.ndarray:
     probs = np.asarray(probs, float)
     flat = probs.reshape(-1, probs.shape[-1])
     out = np.zeros((len(flat), 3, flat.shape[1]))
-    for i, p in enumerate(flat):
-        out[i] = _alias(p)
+    for i in range(len(flat)):
+        out[i] = _alias(np.ascontiguousarray(flat[i]))
     return out.reshape(probs.shape[:-1] + (3, probs.shape[-1]))
 
 
-def _alias(p: np.ndarray) -> np.ndarray:
+@njit(cache=True)
+def _alias(p):
     m = len(p)
     out = np.zeros((3, m))
     out[CHANCE] = p
@@ -54,16 +55,35 @@ def _alias(p: np.ndarray) -> np.ndarray:
         return out
     scaled = p * m / total
     out[ALIAS] = np.arange(m)
-    small = [j for j in range(m) if scaled[j] < 1.0]
-    large = [j for j in range(m) if scaled[j] >= 1.0]
-    while small and large:
-        j, k = small.pop(), large.pop()
+    small = np.empty(m, np.int64)
+    large = np.empty(m, np.int64)
+    n_small = 0
+    n_large = 0
+    for j in range(m):
+        if scaled[j] < 1.0:
+            small[n_small] = j
+            n_small += 1
+        else:
+            large[n_large] = j
+            n_large += 1
+    while n_small and n_large:
+        n_small -= 1
+        n_large -= 1
+        j = small[n_small]
+        k = large[n_large]
         out[KEPT, j] = scaled[j]
         out[ALIAS, j] = k
         scaled[k] -= 1.0 - scaled[j]
-        (small if scaled[k] < 1.0 else large).append(k)
-    for j in small + large:
-        out[KEPT, j] = 1.0  # what rounding leaves over keeps its own outcome
+        if scaled[k] < 1.0:
+            small[n_small] = k
+            n_small += 1
+        else:
+            large[n_large] = k
+            n_large += 1
+    for i in range(n_small):
+        out[KEPT, small[i]] = 1.0  # what rounding leaves over keeps its own outcome
+    for i in range(n_large):
+        out[KEPT, large[i]] = 1.0
     return out
 
 

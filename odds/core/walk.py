@@ -197,6 +197,8 @@ def distinct(rows):
             for j in range(f):
                 key = key * span[j] + rows[i, j] - low[j]
             keys[i] = key
+        if room <= 4.0 * n + 65536:  # few keys possible: counted, not sorted
+            return _counted(rows, keys, int(room))
         order = np.argsort(keys, kind="mergesort")
     else:  # lexicographic: stable sorts from the last column to the first
         order = np.arange(n)
@@ -218,6 +220,28 @@ def distinct(rows):
             first[count] = i
         inverse[i] = count
     return rows[first[:count + 1]], inverse
+
+
+@njit(cache=True)
+def _counted(rows, keys, room):
+    """distinct() by marking each key in a table of every key possible."""
+    at = np.full(room, -1, np.int64)
+    for i in range(len(keys)):
+        at[keys[i]] = 0
+    count = 0
+    first = np.empty(len(keys), np.int64)
+    for key in range(room):
+        if at[key] == 0:
+            at[key] = count
+            count += 1
+    inverse = np.empty(len(keys), np.int64)
+    seen = np.zeros(count, np.bool_)
+    for i in range(len(keys)):
+        inverse[i] = at[keys[i]]
+        if not seen[inverse[i]]:
+            seen[inverse[i]] = True
+            first[inverse[i]] = i
+    return rows[first[:count]], inverse
 
 
 @njit(cache=True)

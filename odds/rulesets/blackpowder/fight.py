@@ -99,16 +99,19 @@ def _test_rolls(plan):
     """P(hold, retire, break) of one 2D6 break-test roll at [hedgehog, side, deduction
     (capped at DEDUCTIONS - 1), shaken]: the bands, a square ignores all but break, a shaken
     unit breaks instead of retiring (§5.5)."""
-    two_d6 = exact.dice_sum(2)
+    rolls = np.arange(2, 13)
+    chance = exact.dice_sum(2)[2:]
+    score = rolls[None, :] - np.arange(DEDUCTIONS)[:, None] - LOWEST  # [deduction, roll]
+    banded = plan.band[np.maximum(score, 0)]
     out = np.zeros((2, 2, DEDUCTIONS, 2, 3))
-    for h, s, deduction, shaken in np.ndindex(2, 2, DEDUCTIONS, 2):
-        for roll in range(2, 13):
-            result = plan.band[max(roll - deduction - LOWEST, 0)]
-            if plan.square[h, s] and result != BREAK:
-                result = HOLD
-            if result == RETIRE and plan.shaken_retire_breaks and shaken:
-                result = BREAK
-            out[h, s, deduction, shaken, result] += two_d6[roll]
+    for h, s, shaken in np.ndindex(2, 2, 2):
+        result = banded.copy()
+        if plan.square[h, s]:
+            result[result != BREAK] = HOLD
+        if plan.shaken_retire_breaks and shaken:
+            result[result == RETIRE] = BREAK
+        for code in (HOLD, RETIRE, BREAK):
+            out[h, s, :, shaken, code] = (result == code) @ chance
     return out
 
 
