@@ -278,6 +278,22 @@ def _spread(child, delta, p, parent, owner, cells, mass):
         if first[a] < first[a + 1]:
             least[a] = base[first[a]:first[a + 1]].min()
             most[a] = base[first[a]:first[a + 1]].max()
+    # a core's states as runs of neighbouring cells (base ascends within a core: the states
+    # come ordered by cell), so that a leaf adds each run as one contiguous, vectorized loop
+    run_first = np.zeros(len(first), np.int64)
+    run_m = np.empty(len(base), np.int64)
+    run_len = np.empty(len(base), np.int64)
+    runs = 0
+    for a in range(len(first) - 1):
+        run_first[a] = runs
+        for m in range(first[a], first[a + 1]):
+            if m > first[a] and base[m] == base[m - 1] + 1:
+                run_len[runs - 1] += 1
+            else:
+                run_m[runs] = m
+                run_len[runs] = 1
+                runs += 1
+    run_first[len(first) - 1] = runs
     n_children = int(child.max()) + 1
     box = np.zeros(n_children * size)  # pages the walk never touches are never written
     lowest = np.full(n_children, n_children * size)
@@ -293,8 +309,11 @@ def _spread(child, delta, p, parent, owner, cells, mass):
                 step *= dims[jj]
             off += delta[leaf, j] * step
         q = p[leaf]
-        for m in range(first[a], first[a + 1]):
-            box[off + base[m]] += q * weight[m]
+        for r in range(run_first[a], run_first[a + 1]):
+            m = run_m[r]
+            at = off + base[m]
+            for x in range(run_len[r]):
+                box[at + x] += q * weight[m + x]
         c = child[leaf]
         lowest[c] = min(lowest[c], off + least[a])
         highest[c] = max(highest[c], off + most[a])

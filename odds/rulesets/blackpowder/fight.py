@@ -146,9 +146,17 @@ def stage(plan, dice, state):
 
 @njit(cache=True, inline="always")
 def _end(state, winner, end):
+    """The fight is over; what the row does not read is forgotten, so that fights that end
+    alike are one state."""
     state[OVER] = 1
     state[WINNER] = winner
     state[END] = end
+    state[MELEE] = 0
+    state[HEDGEHOG] = 0
+    for s in range(2):
+        state[WON + s] = 0
+        state[STEADY_USED + s] = 0
+        state[REROLLS + s] = 0
 
 
 @njit(cache=True, inline="always")
