@@ -11,11 +11,12 @@ import sys
 from pathlib import Path
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "data" / "scenarios"
-HALVES = (  # about equal compile times: wh40k3's kernel variants and solver are the largest
+HALVES = (  # about equal compile times: wh40k3's kernel variants and solver are the largest;
+    # blackpowder and d10skirmish together, as their solvers share the core's compiled walk
     ("wh40k3_assault_marines_vs_boyz.toml", "wh40k3_two_squads_vs_ork_mob.toml",
-     "d10skirmish_paratrooper_pushes_sniper.toml", "whfb8_chaos_lord_combined_charge.toml"),
-    ("mordheim_captain_vs_night_runner.toml", "whfb8_knights_lance_charge.toml",
+     "whfb8_chaos_lord_combined_charge.toml", "d10skirmish_paratrooper_pushes_sniper.toml",
      "blackpowder_cuirassiers_charge_lancers.toml"),
+    ("mordheim_captain_vs_night_runner.toml", "whfb8_knights_lance_charge.toml"),
 )
 VARIANT_FLAGS = ("skilled", "extra")  # mordheim's and whfb8's second kernel variants
 
