@@ -18,7 +18,8 @@ from exact_parity import assert_parity, solved
 from test_blackpowder_parity import FOOT, SCENARIOS, scenario
 
 from odds.core import exact, runner
-from odds.core.outcome import ATTACKER, DEFENDER, DESTROYED, FLED, NO_FIGHT, NONE, UNRESOLVED
+from odds.core.outcome import (ATTACKER, COLUMNS, DEFENDER, DESTROYED, FLED, NO_FIGHT, NONE,
+                               UNRESOLVED)
 from odds.rulesets import get_ruleset
 from odds.rulesets.blackpowder import exact as solver
 from odds.scenario import as_scenario
@@ -27,7 +28,9 @@ BUNDLED = sorted((Path(__file__).resolve().parents[1] / "data" / "scenarios")
                  .glob("blackpowder_*.toml"))
 RULESET = get_ruleset("blackpowder")
 PIKE_BLOCK = next(p for p in BUNDLED if p.stem == "blackpowder_cuirassiers_vs_pike_block")
-PIKE_BLOCK_STATES = 17256  # measured: the most live fight states of one stage (the last)
+# measured: the most live states of one stage, each a core and one side's failed saves
+PIKE_BLOCK_STATES = 639
+WOUNDS = tuple(COLUMNS.index(f"{side}_wounds") for side in ("attacker", "defender"))
 
 # rules the parity set of test_blackpowder_parity.py does not reach
 OWN = {
@@ -68,25 +71,30 @@ def test_parity_scenarios_match_the_simulation(name):
                                   "R4-4 counter-charge lancers",
                                   "R4-6 march column in a building fight, capped"])
 def test_solved_rows_are_whole_fights(name):
-    """Rows are whole fights as the kernel writes them, with their joint probabilities: each
-    distinct row of 100,000 simulated fights is one of the solver's rows, and every row of
-    probability 0.002 or more is simulated at its rate (|z| < 4)."""
+    """Rows are fights as the kernel writes them, with their joint probabilities, as far as
+    the walk keeps them (odds.core.walk.solve): every column jointly with either side's
+    failed saves. Each distinct such row of 100,000 simulated fights is one the solver
+    gives, and every one of probability 0.002 or more is simulated at its rate (|z| < 4)."""
     sc = as_scenario(SCENARIOS[name])
     plan = RULESET.compile(sc)
     rows, weights, _ = solver.solve(plan)
-    solved_rows = {tuple(r): p for r, p in zip(rows.T.tolist(), weights)}
-    assert (weights > 0).all() and len(solved_rows) == rows.shape[1]
+    assert (weights > 0).all() and len({tuple(r) for r in rows.T.tolist()}) == rows.shape[1]
     runner.set_threads(2)
     trials = 100_000
     _, fights = runner.run(RULESET, plan, trials, 7, keep_fights=True)
-    seen, counts = np.unique(fights.astype(np.int64), axis=1, return_counts=True)
-    simulated = dict(zip(map(tuple, seen.T.tolist()), counts))
-    assert set(simulated) <= set(solved_rows)
-    common = [(r, p) for r, p in solved_rows.items() if p >= 0.002]
-    assert common
-    for r, p in common:
-        z = (simulated.get(r, 0) / trials - p) / math.sqrt(p * (1 - p) / trials)
-        assert abs(z) < 4, (r, p, z)
+    for other in (WOUNDS[1], WOUNDS[0]):  # each side's failed saves, with every other column
+        kept = [c for c in range(rows.shape[0]) if c != other]
+        solved_rows = {}
+        for r, p in zip(rows[kept].T.tolist(), weights):
+            solved_rows[tuple(r)] = solved_rows.get(tuple(r), 0.0) + p
+        seen, counts = np.unique(fights[kept].astype(np.int64), axis=1, return_counts=True)
+        simulated = dict(zip(map(tuple, seen.T.tolist()), counts))
+        assert set(simulated) <= set(solved_rows)
+        common = [(r, p) for r, p in solved_rows.items() if p >= 0.002]
+        assert common
+        for r, p in common:
+            z = (simulated.get(r, 0) / trials - p) / math.sqrt(p * (1 - p) / trials)
+            assert abs(z) < 4, (r, p, z)
 
 
 def _distribution(tally, column):
@@ -217,9 +225,8 @@ def test_round_cap_leaves_fights_unresolved():
 
 
 def test_state_count_and_bound():
-    """The pike block's walk holds at most PIKE_BLOCK_STATES states (live fights and the
-    distinct ways fights have ended); one fewer allowed raises TooManyStates, exactly that
-    many does not."""
+    """The pike block's walk holds at most PIKE_BLOCK_STATES live states; one fewer allowed
+    raises TooManyStates, exactly that many does not."""
     assert solved(PIKE_BLOCK).states == PIKE_BLOCK_STATES
     with pytest.raises(exact.TooManyStates) as raised:
         solved(PIKE_BLOCK, max_states=PIKE_BLOCK_STATES - 1)
@@ -243,9 +250,12 @@ def test_solver_rows_are_the_kernel_columns():
 
 
 def test_a_long_cap_meets_the_bound():
-    """Every reachable count of failed saves is a state, however unlikely: two drawn-out
-    cavalry units capped at 1000 rounds exceed the default bound (and stop there)."""
-    sc = SCENARIOS["R4-6 drawn cavalry melee"].replace(max_rounds=1000)
+    """Every reachable count of failed saves is a state, however unlikely; failed saves are
+    tallies (odds.core.walk.solve), so two drawn-out cavalry units hold states in proportion
+    to the rounds, not to their square; a bound below them raises TooManyStates."""
+    sc = SCENARIOS["R4-6 drawn cavalry melee"]
+    short, long = (solved(sc.replace(max_rounds=n)).states for n in (100, 200))
+    assert 1.8 < long / short < 2.2
     with pytest.raises(exact.TooManyStates) as raised:
-        solved(sc)
-    assert raised.value.max_states == exact.MAX_STATES < raised.value.states
+        solved(sc.replace(max_rounds=1000), max_states=long)
+    assert raised.value.max_states == long < raised.value.states

@@ -99,31 +99,55 @@ def test_replay_meets_every_way_a_stage_goes_once():
 
 @pytest.mark.parametrize("rows", [
     np.array([[3, 1], [1, 2], [3, 1], [0, 0], [1, 2]]),
+    np.random.default_rng(1).integers(0, 1000, (3000, 3))[np.arange(6000) % 3000 // 2],
     np.array([[2 ** 40, -2 ** 40, 5], [0, 0, 0], [2 ** 40, -2 ** 40, 5], [1, 2 ** 39, 0]]),
-], ids=["keyed", "column by column"])
+], ids=["counted", "hashed", "column by column"])
 def test_distinct_rows_and_their_index(rows):
-    """The state table's merge: np.unique's answer, by one key a row or (ranges too wide)
-    column by column."""
+    """The state table's merge: np.unique's rows, each once, and every row's index among
+    them, by one key a row (counted or hashed) or (ranges too wide) column by column."""
     unique, inverse = walk.distinct(rows)
-    expected, expected_inverse = np.unique(rows, axis=0, return_inverse=True)
-    assert np.array_equal(unique, expected)
-    assert np.array_equal(inverse, expected_inverse.ravel())
+    expected = np.unique(rows, axis=0)
+    assert len(unique) == len(expected)
+    assert np.array_equal(np.unique(unique, axis=0), expected)
+    assert np.array_equal(unique[inverse], rows)
 
 
 def test_spread_merges_equal_states_and_drops_underflow():
-    """Two live states of one core move along its two leaves; states reached twice merge,
-    and a mass that underflows to 0 is no state."""
+    """Two entries of one core's tally move along its two moves; entries reached twice
+    merge, and a mass that underflows to 0 is no entry."""
     owner = np.array([0, 0])
-    cells = np.array([[0], [1]])
+    value = np.array([0, 1])
     mass = np.array([0.5, 1e-300])
     child = np.array([0, 0])
-    delta = np.array([[0], [1]])
+    delta = np.array([0, 1])
     p = np.array([0.5, 1e-30])
     parent = np.array([0, 0])
-    cells, mass, owner = walk._spread(child, delta, p, parent, owner, cells, mass)
+    owner, value, mass = walk._spread(child, delta, p, parent, owner, value, mass)
     # (0) 0.25; (1) 0.5 * 1e-30 + 1e-300 * 0.5; (2) 1e-300 * 1e-30 underflows
-    assert cells.ravel().tolist() == [0, 1] and owner.tolist() == [0, 0]
+    assert value.tolist() == [0, 1] and owner.tolist() == [0, 0]
     assert mass == pytest.approx([0.25, 0.5e-30])
+
+
+def test_tallies_paired_by_quantile_keep_each_distribution():
+    """An ended core's tallies become rows that pair their values by quantile: each tally's
+    distribution given the core is kept exactly, with at most one row per value."""
+    over = np.array([[1, 7, 0, 0], [1, 8, 0, 0]])
+    tallies = np.array([2, 3])
+    tracks = [(np.array([0, 0, 1]), np.array([0, 2, 5]), np.array([0.25, 0.35, 0.4])),
+              (np.array([0, 0, 0, 1, 1]), np.array([1, 3, 4, 0, 9]),
+               np.array([0.1, 0.3, 0.2, 0.3, 0.1]))]
+    entries = [np.concatenate(a) for a in zip(*tracks)]
+    track = np.repeat([0, 1], [len(t[0]) for t in tracks])
+    states, weights = walk._coupled(over, tallies, 2, track, *entries)
+    assert len(states) <= 4 + 2  # core 7: at most 2 + 3 - 1 rows; core 8: 1 + 2 - 1
+    for core in (7, 8):
+        mine = states[:, 1] == core
+        for j, (owner, value, mass) in enumerate(tracks):
+            expected = {int(v): m for o, v, m in zip(owner, value, mass) if o == core - 7}
+            got = {}
+            for v, w in zip(states[mine, tallies[j]], weights[mine]):
+                got[int(v)] = got.get(int(v), 0.0) + w
+            assert got == pytest.approx(expected)
 
 
 def test_cache_stamps_follow_the_sources_a_function_is_built_from():

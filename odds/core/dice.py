@@ -38,11 +38,16 @@ def laws(probs: np.ndarray) -> np.ndarray:
     """One law per row of ``probs`` (..., m) -> (..., 3, m): the alias tables by Vose's
     method. A row of zeros (a state that cannot happen) gets an all-zero law."""
     probs = np.asarray(probs, float)
-    flat = probs.reshape(-1, probs.shape[-1])
+    out = _aliases(np.ascontiguousarray(probs.reshape(-1, probs.shape[-1])))
+    return out.reshape(probs.shape[:-1] + (3, probs.shape[-1]))
+
+
+@njit(cache=True)
+def _aliases(flat):
     out = np.zeros((len(flat), 3, flat.shape[1]))
     for i in range(len(flat)):
-        out[i] = _alias(np.ascontiguousarray(flat[i]))
-    return out.reshape(probs.shape[:-1] + (3, probs.shape[-1]))
+        out[i] = _alias(flat[i])
+    return out
 
 
 @njit(cache=True)

@@ -9,7 +9,8 @@ A ruleset that solves fights exactly names a module (``Ruleset.exact``) with
   columns (columns x m integers) with their probabilities (m floats, summing to 1), such
   that their weighted histograms -- (winner, end, rounds), and per winner each other
   column -- are the fight's exact distributions (what a :class:`Tally` keeps); usually each
-  row is one way a fight ends, as the kernel writes it. ``states`` is the most fight states
+  row is one way a fight ends, as the kernel writes it (a rule text's tallies are paired by
+  rank instead, :func:`odds.core.walk.solve`). ``states`` is the most fight states
   the walk held at once. It walks the distribution of fight states round by round from the
   same compiled plan the kernel reads, merging equal states (:func:`merge`), and raises
   :class:`TooManyStates` (through :func:`check_states`) when it would hold more than

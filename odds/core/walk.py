@@ -92,93 +92,255 @@ def solve(compiled, fight, plan, max_states: int):
     ``compiled`` parts of the rule text ``fight`` (:func:`solver`). Raises
     :class:`odds.core.exact.TooManyStates` beyond ``max_states`` live states.
 
-    ``fight.TALLIES`` are the state's fields that stages only add to and never read (e.g. failed
-    saves so far): the walk keeps a **core** (the state with its tallies at 0) once, with the
-    distribution of its tallies as a dense box, so ``leaves`` replays each core once however
-    many tally values it carries, and equal states merge by adding boxes."""
+    ``fight.TALLIES`` are the state's fields that stages only add to and never read (e.g.
+    failed saves so far). The walk keeps a **core** (the state with its tallies at 0) once,
+    and each tally's distribution given the core apart, as a **track** of (core, value,
+    mass) entries: a tally never steers a stage, so (core, that tally) walks as a chain of its
+    own, ``leaves`` replays each core once however many values its tallies take, and the work
+    grows with the sum of the tallies' ranges, not their product. That is all the solver's
+    contract asks (:mod:`odds.core.exact`: each column's distribution, per winner): the rows
+    of an ended core pair its tallies' values by quantile (:func:`_pairs`). A rule text
+    without tallies walks one track of zeros. The live states counted against
+    ``max_states`` are the entries of the largest track (a core and one tally's value)."""
     begin, leaves, rows = compiled
     tallies = np.asarray(fight.TALLIES, np.int64)
     start = np.empty(fight.FIELDS, np.int64)
     begin(plan, start)
+    values = start[tallies] if len(tallies) else np.zeros(1, np.int64)
+    start[tallies] = 0
     cores = start[None, :].copy()
-    cells = start[tallies][None, :].copy()  # each live state: (core index, tally values)
-    owner, mass = np.zeros(1, np.int64), np.ones(1)
-    ended, weights, most, stage = [], [], 1, 0
-    while len(mass):
+    k = len(values)  # the tracks, each entry (track, owner core, value, mass)
+    track, owner, mass = np.arange(k), np.zeros(k, np.int64), np.ones(k)
+    over_cores, over_entries, most, stage, n_over = [], [], 1, 0, 0
+    while len(cores):
         states, p, parent = leaves(plan, cores)
-        cores, child, parent, delta, p = _ways(states, p, parent, tallies)
-        cells, mass, owner = _spread(child, delta, p, parent, owner, cells, mass)
-        cores, owner, cells, mass, over, over_mass = _split(cores, owner, cells, mass, tallies)
-        if len(over_mass):
-            ended.append(over)
-            weights.append(over_mass)
+        ended, cores, reached, entries = _advance(states, p, parent, tallies, track, owner,
+                                                  values, mass)
+        if len(ended):  # ended cores numbered after those of earlier stages
+            over_cores.append(ended)
+            over_entries.append((reached[4], reached[5] + n_over, reached[6], reached[7]))
+            n_over += len(ended)
+        track, owner, values, mass = reached[:4]
         stage += 1
-        check_states(len(mass), max_states, stage)
-        most = max(most, len(mass))
-    ways, way = distinct(rows(plan, np.concatenate(ended)).T.copy())  # ending alike: one row
-    return ways.T, np.bincount(way, weights=np.concatenate(weights), minlength=len(ways)), most
+        check_states(entries, max_states, stage)
+        most = max(most, entries)
+    track, owner, values, mass = (np.concatenate(a) for a in zip(*over_entries))
+    states, weights = _coupled(np.concatenate(over_cores), tallies, k, track, owner, values,
+                               mass)
+    ways, way = distinct(rows(plan, states).T.copy())  # ending alike: one row
+    return ways.T, np.bincount(way, weights=weights, minlength=len(ways)), most
 
 
 @njit(cache=True)
-def _ways(states, p, parent, tallies):
-    """The leaves of a stage as (cores, child, parent, delta, p): each leaf's state split
-    into its core (tallies at 0) and its tallies' delta, leaves alike merged."""
-    delta = np.empty((len(states), len(tallies)), np.int64)
+def _ways(states, tallies):
+    """A stage's leaves as (cores, child, delta): each leaf's core (the state with its
+    tallies at 0) among the distinct ``cores`` and its tallies' delta (one column of zeros
+    when the rule text has no tallies)."""
+    delta = np.zeros((len(states), max(len(tallies), 1)), np.int64)
     for j in range(len(tallies)):
         delta[:, j] = states[:, tallies[j]]
         states[:, tallies[j]] = 0
     cores, child = distinct(states)
-    alike = np.empty((len(states), 2 + len(tallies)), np.int64)  # a child's leaves together
+    return cores, child, delta
+
+
+@njit(cache=True)
+def _moves(child, parent, delta, p):
+    """One tally's moves from the leaves, as (child, delta, chance, parent), leaves alike
+    (same parent, child core and delta) merged."""
+    alike = np.empty((len(child), 3), np.int64)
     alike[:, 0] = child
     alike[:, 1] = parent
-    alike[:, 2:] = delta
+    alike[:, 2] = delta
     ways, way = distinct(alike)
     chance = np.zeros(len(ways))
     for i in range(len(way)):
         chance[way[i]] += p[i]
-    return cores, ways[:, 0].copy(), ways[:, 1].copy(), ways[:, 2:].copy(), chance
+    return ways[:, 0].copy(), ways[:, 2].copy(), chance, ways[:, 1].copy()
 
 
 @njit(cache=True)
-def _split(cores, owner, cells, mass, tallies):
-    """The states reached, as (live cores, owner, cells, mass, ended states, their mass); the
-    live cores numbered again from 0 (``owner`` is sorted)."""
+def _spread(child, delta, p, parent, owner, value, mass):
+    """One tally's entries (owner core, value, mass) moved along every move of their core
+    (child core, delta, chance, parent core), equal (child, value) merged in a dense box of
+    one page per child core. Returns the (owner, value, mass) reached, ordered by owner and
+    value; a mass that underflows to 0 is no entry.
+
+    A core's entries are laid out once as one dense segment (its lowest to its highest
+    value), and each move adds the segment, shifted by its delta, in one contiguous loop the
+    compiler vectorizes."""
+    low = value.min() + min(delta.min(), 0)
+    size = value.max() + max(delta.max(), 0) - low + 1
+    cores = int(max(parent.max(), owner.max())) + 1
+    least = np.full(cores, size, np.int64)  # each core's segment
+    most = np.full(cores, -1, np.int64)
+    for i in range(len(owner)):
+        least[owner[i]] = min(least[owner[i]], value[i] - low)
+        most[owner[i]] = max(most[owner[i]], value[i] - low)
+    first = np.zeros(cores + 1, np.int64)
+    for a in range(cores):
+        first[a + 1] = first[a] + max(most[a] - least[a] + 1, 0)
+    segments = np.zeros(first[cores])
+    for i in range(len(owner)):
+        segments[first[owner[i]] + value[i] - low - least[owner[i]]] += mass[i]
+    n_children = int(child.max()) + 1
+    box = np.zeros(n_children * size)
+    lowest = np.full(n_children, n_children * size, np.int64)
+    highest = np.full(n_children, -1, np.int64)
+    for move in range(len(child)):
+        a = parent[move]
+        length = first[a + 1] - first[a]
+        if length == 0:
+            continue
+        c = child[move]
+        at = c * size + delta[move] + least[a]
+        q = p[move]
+        to = box[at:at + length]
+        segment = segments[first[a]:first[a + 1]]
+        for x in range(length):
+            to[x] += q * segment[x]
+        lowest[c] = min(lowest[c], at)
+        highest[c] = max(highest[c], at + length - 1)
+    n = 0
+    for c in range(n_children):
+        for x in range(lowest[c], highest[c] + 1):
+            n += box[x] > 0.0
+    out_owner = np.empty(n, np.int64)
+    out_value = np.empty(n, np.int64)
+    out_mass = np.empty(n)
+    n = 0
+    for c in range(n_children):
+        for x in range(lowest[c], highest[c] + 1):
+            if box[x] > 0.0:
+                out_owner[n] = c
+                out_value[n] = x - c * size + low
+                out_mass[n] = box[x]
+                n += 1
+    return out_owner, out_value, out_mass
+
+
+@njit(cache=True)
+def _advance(states, p, parent, tallies, track, owner, value, mass):
+    """Every track's entries moved along the stage's leaves (the ``states`` each live core
+    reached, with their chances and parent cores; :func:`_ways`, :func:`_moves`,
+    :func:`_spread`) and parted by their core's end: (ended cores, live cores, their entries,
+    the largest track's live entries). A core whose mass underflowed in a track is neither.
+    The entries are (track, owner, value, mass) of the live cores, then of the ended ones,
+    owners numbered among their kind."""
+    cores, child, delta = _ways(states, tallies)
+    k = delta.shape[1]
+    parts = []
+    count = np.zeros((k, len(cores)), np.int64)
+    for j in range(k):
+        mine = track == j
+        moved = _spread(*_moves(child, parent, delta[:, j], p), owner[mine], value[mine],
+                        mass[mine])
+        for c in moved[0]:
+            count[j, c] += 1
+        parts.append(moved)
+    over = np.zeros(len(cores), np.bool_)
+    live = np.zeros(len(cores), np.bool_)
+    number = np.zeros(len(cores), np.int64)
+    n_live = 0
     n_over = 0
+    for c in range(len(cores)):
+        if (count[:, c] > 0).all():
+            if cores[c, OVER] != 0:
+                over[c] = True
+                number[c] = n_over
+                n_over += 1
+            else:
+                live[c] = True
+                number[c] = n_live
+                n_live += 1
+    n = [0, 0]
+    for j in range(k):
+        for c in parts[j][0]:
+            if live[c]:
+                n[0] += 1
+            elif over[c]:
+                n[1] += 1
+    kinds = []
+    for kind in range(2):
+        kinds.append((np.empty(n[kind], np.int64), np.empty(n[kind], np.int64),
+                      np.empty(n[kind], np.int64), np.empty(n[kind])))
+    at = [0, 0]
+    for j in range(k):
+        moved_owner, moved_value, moved_mass = parts[j]
+        for i in range(len(moved_owner)):
+            c = moved_owner[i]
+            kind = 0 if live[c] else 1
+            if live[c] or over[c]:
+                out = kinds[kind]
+                out[0][at[kind]] = j
+                out[1][at[kind]] = number[c]
+                out[2][at[kind]] = moved_value[i]
+                out[3][at[kind]] = moved_mass[i]
+                at[kind] += 1
+    most = 0
+    for j in range(k):
+        most = max(most, (count[j] * live).sum())
+    return cores[over], cores[live], kinds[0] + kinds[1], most
+
+
+def _coupled(over, tallies, k, track, owner, value, mass):
+    """The ended states of the cores ``over`` and their masses, from each tally's entries
+    (track, owner, value, mass; each track's values ascending for an owner): see
+    :func:`_pairs`."""
+    order = np.lexsort((track, owner))  # stable: each track's values stay ascending
+    return _pairs(over, tallies, k, owner[order], track[order], value[order], mass[order])
+
+
+@njit(cache=True)
+def _pairs(over, tallies, k, owner, which, value, mass):
+    """Each ended core's tallies paired by quantile (the north-west corner rule): walking
+    the k tracks' values upward together, a row takes the least mass left at the current
+    values, then every track whose mass there is used up moves on. Each tally keeps its
+    distribution given the core exactly; at most one row per entry."""
+    count = np.zeros((len(over), k), np.int64)  # core o's entries in track j
     for i in range(len(owner)):
-        n_over += cores[owner[i], OVER] != 0
-    over = np.empty((n_over, cores.shape[1]), np.int64)
-    over_mass = np.empty(n_over)
-    live = len(owner) - n_over
-    out_owner = np.empty(live, np.int64)
-    out_cells = np.empty((live, cells.shape[1]), np.int64)
-    out_mass = np.empty(live)
-    used = np.empty(len(cores), np.int64)
-    n_used = 0
-    m = 0
-    k = 0
-    for i in range(len(owner)):
-        c = owner[i]
-        if cores[c, OVER] != 0:
-            over[m] = cores[c]
+        count[owner[i], which[i]] += 1
+    first = np.zeros((len(over), k), np.int64)  # where they start
+    place = 0
+    for o in range(len(over)):
+        for j in range(k):
+            first[o, j] = place
+            place += count[o, j]
+    states = np.empty((len(owner), over.shape[1]), np.int64)
+    weights = np.empty(len(owner))
+    at = np.empty(k, np.int64)
+    left = np.empty(k)
+    n = 0
+    for o in range(len(over)):
+        for j in range(k):
+            at[j] = first[o, j]
+            left[j] = mass[at[j]]
+        while True:
+            w = left.min()
+            states[n] = over[o]
             for j in range(len(tallies)):
-                over[m, tallies[j]] = cells[i, j]
-            over_mass[m] = mass[i]
-            m += 1
-        else:
-            if n_used == 0 or used[n_used - 1] != c:
-                used[n_used] = c
-                n_used += 1
-            out_owner[k] = n_used - 1
-            out_cells[k] = cells[i]
-            out_mass[k] = mass[i]
-            k += 1
-    return cores[used[:n_used]], out_owner, out_cells, out_mass, over, over_mass
+                states[n, tallies[j]] = value[at[j]]
+            weights[n] = w
+            n += 1
+            done = False
+            for j in range(k):
+                left[j] -= w
+                if left[j] <= 0.0:
+                    at[j] += 1
+                    if at[j] == first[o, j] + count[o, j]:
+                        done = True
+                    else:
+                        left[j] = mass[at[j]]
+            if done:
+                break
+    return states[:n], weights[:n]
 
 
 @njit(cache=True)
 def distinct(rows):
-    """The distinct rows of ``rows`` (sorted) and each row's index among them: by one
-    mixed-radix int64 key a row when the fields' ranges allow, else column by column."""
+    """The distinct rows of ``rows`` and each row's index among them: by one mixed-radix
+    int64 key a row when the fields' ranges allow (counted in a table of every key, or
+    hashed), else sorted column by column. The order of the rows is fixed by ``rows``."""
     n, f = rows.shape
     if n == 0:
         return rows[:0].copy(), np.zeros(0, np.int64)
@@ -189,37 +351,51 @@ def distinct(rows):
         low[j] = rows[:, j].min()
         span[j] = rows[:, j].max() - low[j] + 1
         room *= span[j]
-    keyed = room < 2.0 ** 62
-    keys = np.zeros(n, np.int64)
-    if keyed:
+    if room < 2.0 ** 62:
+        keys = np.zeros(n, np.int64)
         for i in range(n):
             key = 0
             for j in range(f):
                 key = key * span[j] + rows[i, j] - low[j]
             keys[i] = key
-        if room <= 4.0 * n + 65536:  # few keys possible: counted, not sorted
+        if room <= 4.0 * n + 65536:  # few keys possible: counted, not hashed
             return _counted(rows, keys, int(room))
-        order = np.argsort(keys, kind="mergesort")
-    else:  # lexicographic: stable sorts from the last column to the first
-        order = np.arange(n)
-        for j in range(f - 1, -1, -1):
-            order = order[np.argsort(rows[order, j], kind="mergesort")]
+        return _hashed(rows, keys)
+    order = np.arange(n)  # lexicographic: stable sorts from the last column to the first
+    for j in range(f - 1, -1, -1):
+        order = order[np.argsort(rows[order, j], kind="mergesort")]
     inverse = np.empty(n, np.int64)
     first = np.empty(n, np.int64)
     count = -1
     for m in range(n):
         i = order[m]
-        new = m == 0
-        if not new:
-            if keyed:
-                new = keys[i] != keys[order[m - 1]]
-            else:
-                new = (rows[i] != rows[order[m - 1]]).any()
-        if new:
+        if m == 0 or (rows[i] != rows[order[m - 1]]).any():
             count += 1
             first[count] = i
         inverse[i] = count
     return rows[first[:count + 1]], inverse
+
+
+@njit(cache=True)
+def _hashed(rows, keys):
+    """distinct() by an open-addressing hash table of the keys (rows in first-seen order)."""
+    bits = 1
+    while (1 << bits) < 2 * len(keys):
+        bits += 1
+    held = np.full(1 << bits, -1, np.int64)  # a slot's distinct row
+    first = np.empty(len(keys), np.int64)
+    inverse = np.empty(len(keys), np.int64)
+    count = 0
+    for i in range(len(keys)):
+        at = (np.uint64(keys[i]) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits)
+        while held[at] >= 0 and keys[first[held[at]]] != keys[i]:
+            at = (at + np.uint64(1)) & np.uint64((1 << bits) - 1)
+        if held[at] < 0:
+            held[at] = count
+            first[count] = i
+            count += 1
+        inverse[i] = held[at]
+    return rows[first[:count]], inverse
 
 
 @njit(cache=True)
@@ -242,100 +418,6 @@ def _counted(rows, keys, room):
             seen[inverse[i]] = True
             first[inverse[i]] = i
     return rows[first[:count]], inverse
-
-
-@njit(cache=True)
-def _spread(child, delta, p, parent, owner, cells, mass):
-    """Every live state (owner core, tally cells, mass) moved along every leaf of its core
-    (child core, tally delta, chance), equal (child, tallies) merged in a dense box.
-    Returns (cells, mass, owner) of the states reached, ordered by owner."""
-    k = cells.shape[1]
-    low = np.zeros(k, np.int64)
-    dims = np.ones(k, np.int64)
-    for j in range(k):
-        low[j] = cells[:, j].min()
-        dims[j] = cells[:, j].max() - low[j] + delta[:, j].max() + 1
-    size = 1
-    for j in range(k):
-        size *= dims[j]
-    order = np.argsort(owner, kind="mergesort")  # the states of each core, contiguous
-    first = np.zeros(int(max(parent.max(), owner.max())) + 2, np.int64)
-    base = np.empty(len(order), np.int64)
-    weight = np.empty(len(order))
-    for m in range(len(order)):
-        i = order[m]
-        first[owner[i] + 1] = m + 1
-        at = 0
-        for j in range(k):
-            at = at * dims[j] + cells[i, j] - low[j]
-        base[m] = at
-        weight[m] = mass[i]
-    for a in range(1, len(first)):
-        first[a] = max(first[a], first[a - 1])
-    least = np.empty(len(first) - 1, np.int64)  # each core's lowest and highest cell
-    most = np.empty(len(first) - 1, np.int64)
-    for a in range(len(first) - 1):
-        if first[a] < first[a + 1]:
-            least[a] = base[first[a]:first[a + 1]].min()
-            most[a] = base[first[a]:first[a + 1]].max()
-    # a core's states as runs of neighbouring cells (base ascends within a core: the states
-    # come ordered by cell), so that a leaf adds each run as one contiguous, vectorized loop
-    run_first = np.zeros(len(first), np.int64)
-    run_m = np.empty(len(base), np.int64)
-    run_len = np.empty(len(base), np.int64)
-    runs = 0
-    for a in range(len(first) - 1):
-        run_first[a] = runs
-        for m in range(first[a], first[a + 1]):
-            if m > first[a] and base[m] == base[m - 1] + 1:
-                run_len[runs - 1] += 1
-            else:
-                run_m[runs] = m
-                run_len[runs] = 1
-                runs += 1
-    run_first[len(first) - 1] = runs
-    n_children = int(child.max()) + 1
-    box = np.zeros(n_children * size)  # pages the walk never touches are never written
-    lowest = np.full(n_children, n_children * size)
-    highest = np.full(n_children, -1)
-    for leaf in range(len(child)):
-        a = parent[leaf]
-        if first[a] == first[a + 1]:
-            continue
-        off = child[leaf] * size
-        for j in range(k):
-            step = 1
-            for jj in range(j + 1, k):
-                step *= dims[jj]
-            off += delta[leaf, j] * step
-        q = p[leaf]
-        for r in range(run_first[a], run_first[a + 1]):
-            m = run_m[r]
-            at = off + base[m]
-            for x in range(run_len[r]):
-                box[at + x] += q * weight[m + x]
-        c = child[leaf]
-        lowest[c] = min(lowest[c], off + least[a])
-        highest[c] = max(highest[c], off + most[a])
-    n = 0
-    for c in range(n_children):
-        for at in range(lowest[c], highest[c] + 1):
-            n += box[at] > 0.0
-    out_cells = np.empty((n, k), np.int64)
-    out_mass = np.empty(n)
-    out_owner = np.empty(n, np.int64)
-    n = 0
-    for c in range(n_children):
-        for at in range(lowest[c], highest[c] + 1):
-            if box[at] > 0.0:
-                out_mass[n] = box[at]
-                out_owner[n] = c
-                rest = at - c * size
-                for j in range(k - 1, -1, -1):
-                    out_cells[n, j] = rest % dims[j] + low[j]
-                    rest //= dims[j]
-                n += 1
-    return out_cells, out_mass, out_owner
 
 
 @njit(cache=True, inline="always")

@@ -141,7 +141,7 @@ def stage(plan, dice, state):
     else:
         _charge(plan, dice, state)
     if not state[OVER] and state[ROUNDS] >= plan.max_rounds:
-        state[OVER] = 1
+        _end(state, NONE, UNRESOLVED)
 
 
 @njit(cache=True, inline="always")
