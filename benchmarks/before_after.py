@@ -1,14 +1,16 @@
 """Speed of every bundled scenario in this tree against another tree, in one run.
 
     python benchmarks/before_after.py OLD_TREE [--trials N] [--passes K] [--threads T] [--only TEXT]
-                                               [--clock wall|cpu]
+                                               [--clock wall|cpu] [--call kernel|simulate|compare]
 
 OLD_TREE is a checkout of an earlier commit (e.g. ``git worktree add /tmp/before HEAD~3``).
 For each bundled scenario, one worker process per tree (``PYTHONPATH=TREE``, each with its own
 numba cache, compiled before timing) plays ``--trials`` fights per pass; the passes of the
 two trees alternate, so load from other jobs on a shared machine hits both alike. Prints the
 median fights/s of each and the ratio new/old: the project's rule is that a change keeps
-every existing scenario at 0.95 of its speed or better.
+every existing scenario at 0.95 of its speed or better. ``--call`` times the kernel alone
+(``runner.run``, the default), a whole ``odds.simulate`` call (the API's own work included),
+or ``odds.compare`` of each bundled comparison file (fights of every cell counted).
 """
 from __future__ import annotations
 
@@ -29,28 +31,40 @@ sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in getattr(f, "__
 import odds
 from odds.core import runner
 from odds.rulesets import get_ruleset
-path, trials, threads = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+path, trials, threads, call = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[5]
 clock = time.process_time if sys.argv[4] == "cpu" else time.perf_counter
-scenario = odds.load(path)
-ruleset = get_ruleset(scenario.ruleset)
-plan = ruleset.compile(scenario)
 runner.set_threads(threads)
-runner.run(ruleset, plan, 1000, 0)  # compile, or load from the cache
+if call == "compare":
+    cells = len(odds.compare(path, trials=1000, quiet=True).frame)
+    play = lambda seed: odds.compare(path, trials=trials, seed=seed, threads=threads,
+                                     quiet=True)
+    fights = trials * cells
+elif call == "simulate":
+    play = lambda seed: odds.simulate(path, trials=trials, seed=seed, threads=threads,
+                                      quiet=True)
+    fights = trials
+else:
+    scenario = odds.load(path)
+    ruleset = get_ruleset(scenario.ruleset)
+    plan = ruleset.compile(scenario)
+    play = lambda seed: runner.run(ruleset, plan, trials, seed)
+    fights = trials
+play(0)  # compile, or load from the cache
 print("ready", flush=True)
 for line in sys.stdin:  # one pass per line read
     start = clock()
-    runner.run(ruleset, plan, trials, int(line))
-    print(json.dumps(trials / (clock() - start)), flush=True)
+    play(int(line))
+    print(json.dumps(fights / (clock() - start)), flush=True)
 """
 
 
-def worker(tree: Path, scenario: Path, trials: int, threads: int,
-           clock: str) -> subprocess.Popen:
+def worker(tree: Path, scenario: Path, trials: int, threads: int, clock: str,
+           call: str) -> subprocess.Popen:
     # idle OpenMP threads sleep instead of spinning: the other tree's worker, waiting for
     # its turn, must not take a core from the one being timed
     env = {"OMP_WAIT_POLICY": "PASSIVE", **os.environ, "PYTHONPATH": str(tree)}
     proc = subprocess.Popen([sys.executable, "-c", WORKER, str(scenario), str(trials),
-                             str(threads), clock], env=env, cwd=tree, stdin=subprocess.PIPE,
+                             str(threads), clock, call], env=env, cwd=tree, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, text=True)
     if proc.stdout.readline().strip() != "ready":
         raise SystemExit(f"worker for {tree} failed on {scenario.name}")
@@ -73,16 +87,21 @@ def main() -> None:
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                         help="time each pass by the wall clock, or by the CPU time of its "
                              "process (steadier when other jobs share the machine)")
+    parser.add_argument("--call", choices=("kernel", "simulate", "compare"), default="kernel",
+                        help="what a pass times (default: the kernel alone)")
     args = parser.parse_args()
     old = args.old.resolve()
     print(f"{args.trials:,} fights per pass, median of {args.passes} alternating passes, "
-          f"{args.threads} thread(s), {args.clock} clock; new = {ROOT}, old = {old}")
+          f"{args.threads} thread(s), {args.clock} clock, {args.call}; new = {ROOT}, "
+          f"old = {old}")
     print(f"{'scenario':<52}{'old M/s':>9}{'new M/s':>9}{'new/old':>9}")
-    for scenario in sorted((ROOT / "data" / "scenarios").glob("*.toml")):
-        if args.only not in scenario.name or not (old / "data" / "scenarios"
+    folder = "comparisons" if args.call == "compare" else "scenarios"
+    for scenario in sorted((ROOT / "data" / folder).glob("*.toml")):
+        if args.only not in scenario.name or not (old / "data" / folder
                                                   / scenario.name).exists():
             continue
-        procs = {name: worker(tree, scenario, args.trials, args.threads, args.clock)
+        procs = {name: worker(tree, scenario, args.trials, args.threads, args.clock,
+                              args.call)
                  for name, tree in (("old", old), ("new", ROOT))}
         rates = {"old": [], "new": []}
         for k in range(args.passes):  # which tree goes first alternates too

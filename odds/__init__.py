@@ -5,6 +5,7 @@
 >>> result.summary()
 """
 from odds.analysis.compare import Comparison, compare
+from odds.analysis.result import Result
 from odds.analysis.roster_file import Roster
 from odds.analysis.round_robin import RoundRobin, roster
 from odds.analysis.sweep import Sweep, sweep
@@ -12,8 +13,8 @@ from odds.api import simulate
 from odds.errors import ScenarioError
 from odds.explorer import explore
 from odds.scenario import ModelGroup, Scenario, Side, from_dict, load
+from odds.version import __version__  # noqa: F401 (odds.__version__)
 
-__all__ = ["simulate", "compare", "sweep", "roster", "explore", "Comparison", "Sweep",
+__all__ = ["simulate", "compare", "sweep", "roster", "explore", "Result", "Comparison", "Sweep",
            "RoundRobin", "Roster", "load", "from_dict", "Scenario", "Side", "ModelGroup",
            "ScenarioError"]
-__version__ = "0.2.0"

@@ -58,6 +58,7 @@ _SPELLED = ((re.compile(r"\bmethod '(mc|exact|auto)'"), r"--method \1"),
              lambda m: "--" + m[1].replace("_", "-")),
             (re.compile(r"\bdrop precision\b"), "drop --precision"),
             (re.compile(r"\bdrop the client\b"), "drop --scheduler"))
+_OPTIONS = {"client": "scheduler"}  # an argument of the Python API set by another option
 
 
 def _option_error(e: ScenarioError) -> str:
@@ -68,7 +69,8 @@ def _option_error(e: ScenarioError) -> str:
     message = e.message
     for pattern, spelled in _SPELLED:
         message = pattern.sub(spelled, message)
-    return f"--{e.field.replace('_', '-')}: {message}" if e.field else message
+    option = _OPTIONS.get(e.field, e.field)
+    return f"--{option.replace('_', '-')}: {message}" if e.field else message
 
 
 def _fail(message: str) -> int:
@@ -77,7 +79,7 @@ def _fail(message: str) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from odds import __version__
+    from odds.version import __version__
     from odds.rulesets import RULESETS
 
     parser = _Parser(prog="odds", description="Monte Carlo combat odds for tabletop wargame "
@@ -245,7 +247,7 @@ def _run_options(args) -> dict:
     if args.plot is not None:
         _check_image(Path(args.plot))
     _check_method(args)
-    from odds.api import MAX_TRIALS
+    from odds.play.options import MAX_TRIALS
 
     return dict(trials=args.trials, seed=args.seed, threads=args.threads,
                 precision=args.precision, max_trials=args.max_trials or MAX_TRIALS,
@@ -254,17 +256,13 @@ def _run_options(args) -> dict:
 
 
 def _check_method(args) -> None:
-    """--method exact plays no fights: the options that shape a simulation do not go with it."""
-    if args.max_states is not None and args.method == "mc":
-        raise UsageError("--max-states bounds the exact solver: give --method exact or auto")
-    if args.method != "exact":
-        return
-    for option, value in (("--trials", args.trials), ("--precision", args.precision),
-                          ("--seed", args.seed), ("--threads", args.threads),
-                          ("--scheduler", args.scheduler)):
-        if value is not None:
-            raise UsageError(f"{option} is for simulation; --method exact plays no fights "
-                             "(give --method auto to simulate what cannot be solved)")
+    """--method and --max-states with the options that shape a simulation: the run engine's
+    own check (odds.play.options), its messages in the command line's words."""
+    from odds.play import options
+
+    options.check(method=args.method, max_states=args.max_states, trials=args.trials,
+                  seed=args.seed, threads=args.threads, precision=args.precision,
+                  client=args.scheduler if args.method == "exact" else None)
 
 
 def _connected(options: dict) -> dict:
@@ -624,7 +622,7 @@ def _validate(args) -> int:
             print(f"{path}: ok (roster, {r.ruleset}, {r.name!r}, "
                   f"{count(len(r.units), 'unit')})")
         elif kind == "pack":
-            from odds.packs import check_pack
+            from odds.analysis.pack_listing import check_pack
 
             ruleset, units = check_pack(path)
             print(f"{path}: ok (pack, {ruleset}, {count(units, 'unit')})")
@@ -674,13 +672,13 @@ def _rulesets(args) -> int:
 
 def _units(args) -> int:
     from odds.analysis.report import number, table
-    from odds.packs import listing
+    from odds.analysis.pack_listing import listing
 
     for path in args.pack:
         if not Path(path).is_file():
             raise UsageError(f"--pack: no pack file {path!r}")
     if args.names:
-        from odds.packs import written_out
+        from odds.analysis.pack_listing import written_out
 
         print("\n".join(written_out(args.ruleset, name, args.pack) for name in args.names),
               end="")

@@ -11,10 +11,11 @@ import time
 from odds.analysis import report
 from odds.analysis.comparison_file import cell
 from odds.analysis.knobs import default_knobs, user_knob
-from odds.api import check_arguments, simulate
+from odds.api import simulate
 from odds.core.schema import ARGUMENTS
-from odds.rulesets import get_ruleset
 from odds.errors import ScenarioError
+from odds.play import options
+from odds.rulesets import get_ruleset
 from odds.scenario import as_scenario
 
 TRIAL_CHOICES = (10_000, 50_000, 200_000, 1_000_000)
@@ -64,7 +65,7 @@ class Explorer:
                  method: str = "mc"):
         import ipywidgets as w
 
-        check_arguments(trials=trials, seed=seed)
+        options.check(trials=trials, seed=seed)
         if method not in METHODS.values():
             raise (ARGUMENTS / "method").error(f"must be 'mc' or 'auto' (the explorer always "
                                                f"has an answer), got {method!r}")

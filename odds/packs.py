@@ -17,7 +17,6 @@ import copy
 import os
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
 from odds.core import schema as s
 from odds.core.data import beside, data_path, note_read, read_toml
@@ -59,7 +58,7 @@ class Packs:
         if name in entries:
             return entries[name]
         hint = s.did_you_mean(name, entries, cutoff=0.5)
-        packs = ", ".join(_shown_file(f) for f, _ in self.files)
+        packs = ", ".join(shown_file(f) for f, _ in self.files)
         raise where.error(f"unknown unit {name!r}{hint} (the {self.ruleset} units are listed by "
                           f"`odds units {self.ruleset}`; packs searched: {packs})")
 
@@ -81,7 +80,7 @@ class Packs:
             table.update(copy.deepcopy(replaced))
             check(table, where)
         for path, value in leaves(s.table(data.get("set", {}), where / "set")):
-            at = where / "set" / _quoted(path)
+            at = where / "set" / quoted(path)
             table = apply(table, [(path, value, at)])
             try:
                 check(table, s.Where(where.source, ""))
@@ -150,61 +149,10 @@ def _entries(value, where: s.Where) -> list[dict]:
     return [s.table(v, where / i) for i, v in enumerate(value)]
 
 
-def _quoted(path: str) -> str:
+def quoted(path: str) -> str:
     return f'"{path}"'
 
 
-def _shown_file(file: str) -> str:
+def shown_file(file: str) -> str:
     bundled_root = str(data_path())
     return "the bundled pack" if file.startswith(bundled_root) else file
-
-
-def listing(ruleset: str, files=(), source: str = "<arguments>") -> list[dict]:
-    """Every unit the packs offer (``files``, then the bundled pack), each checked as a
-    scenario side would be: name, models, points (None when the pack gives none), the book
-    and the pack file. What ``odds units RULESET`` prints."""
-    packs = for_file(ruleset, list(files) or None, source, s.Where(source, "--pack"))
-    return [_row(unit, packs) for unit in packs.entries().values()]
-
-
-def written_out(ruleset: str, name: str, files=(), source: str = "<arguments>",
-                where: s.Where = s.Where("odds units", "NAME")) -> str:
-    """The unit ``name`` of the packs as TOML text, the side table a scenario would hold
-    (stat lines, equipment, rules), headed by comments giving its book, points and pack:
-    what ``odds units RULESET NAME`` prints, to read or to paste into a scenario."""
-    from odds.core.toml_text import dumps
-
-    packs = for_file(ruleset, list(files) or None, source, s.Where(source, "--pack"))
-    unit = packs.lookup(name, where)
-    row = _row(unit, packs)
-    facts = [f for f in (row["models"], row["points"] and f"{row['points']:g} points") if f]
-    head = [f"# {unit.name}: {', '.join(facts)}" if facts else f"# {unit.name}",
-            f"# source: {unit.source_book}",
-            f"# from {row['pack']}; a scenario may pick it with unit = {_quoted(unit.name)}"]
-    return "\n".join(head) + "\n" + dumps({"attacker": unit.data})
-
-
-def _row(unit: PackUnit, packs: Packs) -> dict:
-    """One unit of a listing, checked as a side."""
-    from odds.rulesets import get_ruleset
-    from odds.scenario import Scenario, _unit, check_alone
-
-    rules = get_ruleset(packs.ruleset)
-    side = _unit(copy.deepcopy(unit.data), rules, unit.where, packs)
-    check_alone(unit.data, packs.ruleset, unit.where)
-    points = rules.points(Scenario(packs.ruleset, side, side), "attacker")
-    models = ", ".join(f"{g.count} {g.name}" for g in side.models)
-    return {"unit": unit.name, "models": models, "points": points,
-            "source": unit.source_book, "pack": _shown_file(unit.where.source)}
-
-
-def check_pack(path: str) -> tuple[str, int]:
-    """Check every entry of a pack file as a side (``odds validate``): its ruleset and how
-    many units it has."""
-    from odds.rulesets import get_ruleset
-
-    at = s.Where(str(path), "ruleset")
-    ruleset = get_ruleset(s.text(read_toml(path).get("ruleset"), at), at).id
-    file = str(Path(path).resolve())
-    listing(ruleset, [file])
-    return ruleset, len(read_pack(file, ruleset, s.Where(str(path), "")))

@@ -15,9 +15,9 @@ import textwrap
 import numpy as np
 
 from odds.analysis import report
-from odds.analysis.result import ruleset_of
 from odds.core import schema as s
 from odds.core.ruleset import Ruleset
+from odds.rulesets import get_ruleset
 
 SIDE_COLOURS = {"attacker": "#1f77b4", "defender": "#d62728"}
 NEUTRAL = "#8c8c8c"
@@ -134,8 +134,6 @@ def _label(column: str, ruleset=Ruleset) -> str:
 
 def _ruleset(frame):
     """The Ruleset of a comparison's or sweep's rows (its words for losses and wounds)."""
-    from odds.rulesets import get_ruleset
-
     return get_ruleset(frame["ruleset"].iloc[0])
 
 
@@ -278,7 +276,7 @@ def loss_distributions(result, ax=None, *, title: str | None = None):
             ax.errorbar(x[seen], p[seen], yerr=err[:, seen], fmt="none", ecolor="black",
                         elinewidth=1, capsize=2 if len(p) <= 30 else 0)
         tallest = max(tallest, (p + err[1])[seen].max())
-    lost = ruleset_of(result.scenario).lost[1]
+    lost = get_ruleset(result.scenario.ruleset).lost[1]
     ax.set_xlabel(lost)
     ax.set_ylabel("probability (%)")
     _integer_ticks(ax.xaxis)
@@ -334,7 +332,7 @@ def result_figure(result):
             f"{sc.name} [{sc.ruleset}]: {sc.attacker.name} (attacker) vs {sc.defender.name} "
             f"(defender), {report.basis(result, seed=True)}",
             0.95 * fig.bbox.width, fig.canvas.get_renderer())
-    lost = ruleset_of(sc).lost[1]
+    lost = get_ruleset(sc.ruleset).lost[1]
     for ax, chart, title in ((axes[0], outcome_bars, "How the fight ends"),
                              (axes[1], loss_distributions, lost[0].upper() + lost[1:]),
                              (axes[2], rounds_to_decision, "Rounds to decision")):
@@ -354,7 +352,7 @@ def unit_losses(result, ax=None, *, title: str | None = None):
     ax = _axes(ax, size=(8, 1.9 + 0.8 * len(frame)))
     rows = np.arange(len(frame))
     shown = [fate for fate in UNIT_FATES if (frame[fate] > 0).any() or fate == "destroyed"]
-    lost = ruleset_of(result.scenario).lost
+    lost = get_ruleset(result.scenario.ruleset).lost
     _fate_bars(ax, frame, rows - 0.17, shown)
     _lost_bars(ax, frame, rows + 0.24, lost)
     ax.set_yticks(rows, [textwrap.fill(f"{u.unit} ({u.side})", 24, break_long_words=False)

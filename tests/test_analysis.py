@@ -8,7 +8,7 @@ import pytest
 
 import odds
 from odds.analysis.result import Result
-from odds.api import BATCH
+from odds.play.options import BATCH
 from odds.core.outcome import ATTACKER, CAUGHT, COLUMNS, DEFENDER, DESTROYED, FLED, NONE, UNRESOLVED
 from odds.core.tally import Tally
 from odds.errors import ScenarioError

@@ -16,9 +16,9 @@ from distributed import Client, LocalCluster, get_task_stream
 
 import odds
 from odds.analysis.comparison_file import cell
-from odds.analysis.paired import SEGMENT, Fingerprint, Pairing
+from odds.play.pairing import SEGMENT, Fingerprint, Pairing
 from odds.analysis.result import outcome_codes
-from odds.api import BATCH
+from odds.play.options import BATCH
 from odds.cli import main
 from odds.core import distributed, runner
 from odds.core.schema import Where

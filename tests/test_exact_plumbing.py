@@ -228,4 +228,4 @@ def test_cli_exact_json_and_errors(empirical, capsys):
         assert main(["simulate", SCENARIO, "--method", "exact", *extra]) == 2
         assert "is for simulation" in capsys.readouterr().err
     assert main(["simulate", SCENARIO, "--max-states", "9"]) == 2
-    assert "--max-states bounds the exact solver" in capsys.readouterr().err
+    assert "--max-states: bounds the exact solver" in capsys.readouterr().err

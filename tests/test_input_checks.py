@@ -12,6 +12,7 @@ import odds
 from conftest import SCENARIOS
 from edits import edited
 from odds.core import runner
+from odds.play.options import BATCH
 from odds.errors import ScenarioError
 from odds.rulesets import get_ruleset
 
@@ -319,7 +320,7 @@ def test_threads_above_the_cores_use_them_all(marines_vs_boyz):
 def test_keep_fights_with_precision_keeps_every_batch(marines_vs_boyz):
     kept = odds.simulate(marines_vs_boyz, precision=0.004, seed=2, keep_fights=True)
     played = kept.tally.trials
-    assert played > odds.api.BATCH  # more than one batch
+    assert played > BATCH  # more than one batch
     plain = odds.simulate(marines_vs_boyz, trials=played, seed=2, keep_fights=True)
     assert kept.fights_record.shape == plain.fights_record.shape
     assert np.array_equal(kept.fights_record, plain.fights_record)

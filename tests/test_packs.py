@@ -9,7 +9,7 @@ import pytest
 import odds
 from odds.cli import main
 from odds.errors import ScenarioError
-from odds.packs import check_pack, listing
+from odds.analysis.pack_listing import check_pack, listing
 from odds.rulesets import RULESETS
 
 PACK = """\

@@ -19,7 +19,7 @@ from odds.analysis.intervals import Z95, wilson
 from odds.analysis.round_robin import RoundRobin
 from odds.cli import main
 from odds.errors import ScenarioError
-from odds.packs import listing
+from odds.analysis.pack_listing import listing
 from tests.test_packs import PACK
 
 ROSTERS = Path(__file__).resolve().parents[1] / "data" / "rosters"

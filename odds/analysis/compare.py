@@ -5,7 +5,7 @@ Every cell of a grid is simulated with the same seed, so trial i of every cell d
 same random stream (common random numbers): where two variants consume the dice in the same
 order, their fights see the same rolls. Pairing fight i of a variant with fight i of the
 baseline (against the same opponent) measures their difference with far less noise than two
-independent runs would (see :mod:`odds.analysis.paired`).
+independent runs would (see :mod:`odds.play`).
 """
 from __future__ import annotations
 
@@ -16,15 +16,15 @@ from pathlib import Path
 
 import numpy as np
 
-from odds.analysis import report, solving, units
+from odds.analysis import report, units
 from odds.analysis.comparison_file import (cell, check_baseline, given, is_comparison,
                                            load_comparison)
-from odds.analysis.paired import play
-from odds.api import MAX_TRIALS, check_arguments
 from odds.analysis.result import OUTCOMES, flag_columns, flags, label, mean_keys, side_means
 from odds.core.outcome import COLUMNS
 from odds.core import schema as s
 from odds.errors import ScenarioError
+from odds.play import options, play
+from odds.play.options import MAX_TRIALS
 from odds.scenario import Scenario, as_scenario
 
 POINTS = ("attacker_points", "defender_points", "points_destroyed", "points_lost",
@@ -249,11 +249,12 @@ def compare(base: Scenario | str | Path, variants: dict | None = None,
         _check_changes(what, value)
     if baseline is not None and not isinstance(baseline, str):
         raise TypeError(f"baseline must be the name of a variant, got {baseline!r}")
-    solving.check(method, max_states, s.Where("odds.compare", ""), precision=precision,
-                  client=client, trials=trials, seed=seed, threads=threads)
-    options = dict(threads=threads, precision=precision, max_trials=max_trials,
-                   progress=progress, quiet=quiet, client=client, method=method,
-                   max_states=max_states)
+    options.check(s.Where("odds.compare", ""), method=method, max_states=max_states,
+                  client=client, trials=trials, seed=seed, threads=threads,
+                  precision=precision)
+    run = dict(threads=threads, precision=precision, max_trials=max_trials,
+               progress=progress, quiet=quiet, client=client, method=method,
+               max_states=max_states)
     if isinstance(base, (str, Path)) and is_comparison(Path(base)):
         if variants is not None or opponents is not None:
             raise ScenarioError("a comparison file already lists its variants and opponents",
@@ -263,13 +264,13 @@ def compare(base: Scenario | str | Path, variants: dict | None = None,
                      baseline or spec.get("baseline"), str(base),
                      trials=spec["trials"] if trials is None and precision is None
                      else trials,
-                     seed=spec["seed"] if seed is None else seed, **options)
+                     seed=spec["seed"] if seed is None else seed, **run)
     scenario = as_scenario(base)
     named = {key: {name: given(changes, "odds.compare", f"{key} {name!r}: ")
                    for name, changes in (value or {"base": {}}).items()}
              for key, value in (("variants", variants), ("opponents", opponents))}
     return _grid(scenario.name, scenario, named["variants"], named["opponents"],
-                 baseline, "odds.compare", trials=trials, seed=seed, **options)
+                 baseline, "odds.compare", trials=trials, seed=seed, **run)
 
 
 def _check_changes(what: str, value) -> None:
@@ -290,8 +291,8 @@ def _check_changes(what: str, value) -> None:
 def _grid(name, base, variants, opponents, baseline, baseline_source, *, trials, seed,
           threads, precision, max_trials, progress, quiet, client=None, method="mc",
           max_states=None) -> Comparison:
-    check_arguments(s.Where("odds.compare", ""), trials=trials, seed=seed, threads=threads,
-                    precision=precision, max_trials=max_trials, progress=progress, quiet=quiet)
+    options.check(s.Where("odds.compare", ""), trials=trials, seed=seed, threads=threads,
+                  precision=precision, max_trials=max_trials, progress=progress, quiet=quiet)
     trials = base.simulation["trials"] if trials is None else trials
     seed = base.simulation["seed"] if seed is None else seed
     baseline = check_baseline(variants, baseline, baseline_source)
@@ -313,7 +314,7 @@ def play_grid(name: str, scenario_name: str, cells: dict, baseline: str, *, tria
     """Play a grid of checked cells, ``(variant, opponent) -> Scenario`` (every opponent's
     cells with the variants in one order), and tabulate it as a :class:`Comparison`: each
     variant paired fight by fight with ``baseline`` against the same opponent. ``client``:
-    play on a Dask cluster; ``method``: solve exactly (:func:`odds.analysis.paired.play`)."""
+    play on a Dask cluster; ``method``: solve exactly (:func:`odds.play.play`)."""
     import pandas as pd
 
     from odds.rulesets import get_ruleset

@@ -16,13 +16,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from odds.analysis import report, solving
+from odds.analysis import report
 from odds.analysis.compare import Comparison, _notes, play_grid, probabilities, records
 from odds.analysis.rating import bradley_terry
 from odds.analysis.roster_file import Roster, as_roster, check_pair
-from odds.api import MAX_TRIALS, check_arguments
 from odds.core import schema as s
 from odds.errors import ScenarioError
+from odds.play import options
+from odds.play.options import MAX_TRIALS
 from odds.scenario import from_dict, within_side
 
 CHARGERS = {"mine": "attacker", "theirs": "defender"}  # who charges -> engagement.charger
@@ -281,10 +282,11 @@ def roster(mine, theirs=None, *, both_ways: bool = False, baseline: str | None =
     (default: the first); ``client`` (a ``dask.distributed.Client``) plays the cells on a
     Dask cluster, with the same numbers; ``method`` and ``max_states`` as in
     :func:`odds.compare` ('exact' solves every cell)."""
-    check_arguments(s.Where("odds.roster", ""), trials=trials, seed=seed, threads=threads,
-                    precision=precision, max_trials=max_trials, progress=progress, quiet=quiet)
-    solving.check(method, max_states, s.Where("odds.roster", ""), precision=precision,
-                  client=client, trials=trials, seed=seed, threads=threads)
+    options.check(s.Where("odds.roster", ""), trials=trials, seed=seed, threads=threads,
+                  precision=precision, max_trials=max_trials, progress=progress, quiet=quiet)
+    options.check(s.Where("odds.roster", ""), method=method, max_states=max_states,
+                  client=client, trials=trials, seed=seed, threads=threads,
+                  precision=precision)
     s.boolean(both_ways, s.Where("odds.roster", "both_ways"))
     if baseline is not None and not isinstance(baseline, str):
         raise TypeError(f"baseline must be the name of one of MINE's units, got {baseline!r}")

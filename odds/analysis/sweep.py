@@ -7,14 +7,14 @@ from pathlib import Path
 
 import numpy as np
 
-from odds.analysis import report, solving
+from odds.analysis import report
 from odds.analysis.compare import grid_text, records, row
 from odds.analysis.comparison_file import cell
-from odds.analysis.paired import play
 from odds.analysis.units import several_units
-from odds.api import MAX_TRIALS, check_arguments
 from odds.core import schema as s
 from odds.errors import ScenarioError
+from odds.play import options, play
+from odds.play.options import MAX_TRIALS
 from odds.scenario import Scenario, as_scenario
 
 MAX_VALUES = 1000  # values in one sweep
@@ -99,10 +99,11 @@ def sweep(scenario: Scenario | str | Path, path: str, values, *, trials: int | N
 
     from odds.rulesets import get_ruleset
 
-    check_arguments(s.Where("odds.sweep", ""), trials=trials, seed=seed, threads=threads,
-                    precision=precision, max_trials=max_trials, progress=progress, quiet=quiet)
-    solving.check(method, max_states, s.Where("odds.sweep", ""), precision=precision,
-                  client=client, trials=trials, seed=seed, threads=threads)
+    options.check(s.Where("odds.sweep", ""), trials=trials, seed=seed, threads=threads,
+                  precision=precision, max_trials=max_trials, progress=progress, quiet=quiet)
+    options.check(s.Where("odds.sweep", ""), method=method, max_states=max_states,
+                  client=client, trials=trials, seed=seed, threads=threads,
+                  precision=precision)
     base = as_scenario(scenario)
     where = s.Where(base.source, "")
     if not len(values):

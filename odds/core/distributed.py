@@ -73,7 +73,7 @@ def connect(address: str, timeout: float = CONNECT_TIMEOUT):
 def check_workers(client) -> None:
     """Every worker of the cluster runs this version of odds, else RuntimeError (a worker
     without odds would never run a block: the run would wait for ever)."""
-    from odds import __version__
+    from odds.version import __version__
 
     try:
         found = client.run(_odds_version)
@@ -87,7 +87,7 @@ def check_workers(client) -> None:
 
 
 def _odds_version() -> str:
-    from odds import __version__
+    from odds.version import __version__
 
     return __version__
 

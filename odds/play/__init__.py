@@ -1,131 +1,41 @@
-"""Playing the cells of a grid together, chunk by chunk, so that each variant's fights can be
-paired with its baseline's.
+"""The run engine: every fight odds plays or solves goes through :func:`play`.
+
+``odds.simulate``, ``compare``, ``sweep``, ``roster``, the CLI and the explorer all call it.
+It plays a grid of scenarios (cells; one cell for ``simulate``), locally or on a Dask
+cluster, to a trial count or to a precision, or solves them exactly (:mod:`odds.play.exact`),
+and returns a Result per cell, the pairings of the cells that have a baseline and each
+cell's fingerprint. Its options are checked in :mod:`odds.play.options`.
 
 Every cell uses the same seed and trial i draws from the stream of (seed, i) (common random
 numbers), so fight i of a variant and fight i of the baseline saw the same dice wherever the
 two consumed them alike. The cells of one group (one opponent) are played in lockstep over
 the same trial indices, and each chunk of a variant's per-fight record is compared with the
-baseline's and thrown away: only running sums are kept, so memory stays bounded.
+baseline's and thrown away: only running sums are kept (:mod:`odds.play.pairing`), so
+memory stays bounded. With a Dask client the same spans of trials are cut into blocks
+played on the cluster (:mod:`odds.core.distributed`), each block's tallies, pairings and
+fingerprints merged as it finishes: integer sums, so the numbers are those of a local run,
+bit for bit. A precision run plays whole batches (:func:`odds.play.options.next_target`),
+prefixes of one trial sequence, so where it stops is deterministic for a seed.
 
-With a Dask client the same spans of trials are cut into blocks played on the cluster
-(:mod:`odds.core.distributed`), each block's tallies, pairings and fingerprints merged as it
-finishes: integer sums, so the numbers are those of a local run, bit for bit.
+Layers: ``odds.core`` and the rulesets below, then the outcome views (``odds.analysis``'s
+result, intervals, report and units), then this engine, then what asks it for answers
+(``odds.api``, ``odds.analysis``'s compare, sweep and round robin, the CLI, the explorer).
 """
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from odds.analysis import solving
-from odds.analysis.intervals import mean_difference, paired_difference
-from odds.analysis.result import Result, code_indicators, mean_keys, outcome_codes
-from odds.api import BATCH, next_target
+from odds.analysis.result import Result, outcome_codes
 from odds.core import distributed, runner
 from odds.core import schema as s
+from odds.play import exact
+from odds.play.options import BATCH, MAX_TRIALS, next_target
+from odds.play.pairing import Fingerprint, Pairing
 from odds.rulesets import get_ruleset
 
-
-@dataclass
-class Pairing:
-    """Running sums of one cell's fights against its baseline's, fight by fight: how often
-    each pair (cell's outcome code, baseline's code) occurred, and the paired differences of
-    every counted column."""
-
-    columns: tuple[str, ...]
-    trials: int = 0
-    same: bool = True  # every paired fight had the same record so far
-    pairs: np.ndarray | None = None  # [cell code, baseline code] counts (outcome_codes)
-    sums: dict = field(default_factory=dict)    # mean -> [sum of d, sum of d^2]
-
-    def add(self, record, code, base_record, base_code) -> None:
-        self.trials += record.shape[1]
-        self.same = self.same and np.array_equal(record, base_record)
-        k = len(next(iter(code_indicators(self.columns).values())))  # codes there are
-        pairs = np.bincount(code * k + base_code, minlength=k * k).reshape(k, k)
-        self.pairs = pairs if self.pairs is None else self.pairs + pairs
-        for column, key in mean_keys(self.columns).items():
-            i = self.columns.index(column)
-            d = np.subtract(record[i], base_record[i], dtype=np.int64)
-            sums = self.sums.setdefault(key, [0, 0])
-            sums[0] += int(d.sum())
-            sums[1] += int(d @ d)
-
-    def differences(self) -> dict:
-        """``<key>_diff``, ``_diff_low``, ``_diff_high`` for every probability (Newcombe's
-        paired interval) and mean (normal interval), and ``paired_trials``. Fights that were
-        all identical give exactly 0 [0, 0]."""
-        n, out = self.trials, {}
-        for key, m in code_indicators(self.columns).items():
-            both, cell_only, base_only = (int(self.pairs[np.ix_(a, b)].sum())
-                                          for a, b in ((m, m), (m, ~m), (~m, m)))
-            diff = (0.0, 0.0, 0.0) if self.same else paired_difference(
-                both, cell_only, base_only, n - both - cell_only - base_only)
-            out.update(zip((f"{key}_diff", f"{key}_diff_low", f"{key}_diff_high"), diff))
-        for key, (sum_d, sum_d2) in self.sums.items():
-            out.update(zip((f"{key}_diff", f"{key}_diff_low", f"{key}_diff_high"),
-                           mean_difference(n, sum_d, sum_d2)))
-        out["paired_trials"] = n
-        return out
-
-    def merge(self, other: Pairing) -> Pairing:
-        """Fold in the sums of other fights of the same two cells (e.g. another block)."""
-        self.trials += other.trials
-        self.same = self.same and other.same
-        if other.pairs is not None:
-            self.pairs = other.pairs if self.pairs is None else self.pairs + other.pairs
-        for key, (sum_d, sum_d2) in other.sums.items():
-            sums = self.sums.setdefault(key, [0, 0])
-            sums[0] += sum_d
-            sums[1] += sum_d2
-        return self
-
-
-SEGMENT = BATCH  # trials a fingerprint hashes together: runs stop at multiples of BATCH
-
-
-class Fingerprint:
-    """A cell's whole per-fight record in 32 bytes a column, however its trials were cut
-    into chunks and blocks: each column's XOR, over its segments of ``SEGMENT`` trials, of
-    SHA-256(segment index, the segment's values). Cells stop only at a multiple of SEGMENT
-    or at their last trial, so blocks cut at segment edges, fingerprinted apart and merged,
-    give the fingerprint of the whole. Equal fingerprints: identical fights."""
-
-    def __init__(self, columns: int, first_trial: int = 0):
-        if first_trial % SEGMENT:
-            raise ValueError(f"a fingerprint starts at a segment edge, not trial {first_trial}")
-        self.next_trial = first_trial
-        self.xor = [0] * columns
-        self.open = [None] * columns  # each column's hash of its unfinished segment
-
-    def add(self, record: np.ndarray, first_trial: int) -> None:
-        """Hash the next trials' rows (columns x trials), which start at ``first_trial``."""
-        if first_trial != self.next_trial:
-            raise ValueError(f"trials {self.next_trial} onward come next, not {first_trial}")
-        at, n = 0, record.shape[1]
-        while at < n:
-            trial = first_trial + at
-            end = min(n, at + SEGMENT - trial % SEGMENT)
-            for j, column in enumerate(record):  # rows of a C-ordered record
-                if self.open[j] is None:
-                    self.open[j] = hashlib.sha256((trial // SEGMENT).to_bytes(8, "little"))
-                self.open[j].update(column[at:end])
-            if (first_trial + end) % SEGMENT == 0:
-                self.xor = self.digest()
-                self.open = [None] * len(self.open)
-            at = end
-        self.next_trial += n
-
-    def digest(self) -> tuple[int, ...]:
-        """The fingerprint of the trials added so far."""
-        return tuple(x ^ (0 if h is None else int.from_bytes(h.digest(), "little"))
-                     for x, h in zip(self.xor, self.open))
-
-    def merge(self, digest: tuple[int, ...]) -> None:
-        """Fold in the digest of other trials of the same cell (a block cut at segment
-        edges)."""
-        self.xor = [x ^ y for x, y in zip(self.xor, digest)]
+__all__ = ["play", "Played", "BATCH", "MAX_TRIALS"]
 
 
 @dataclass
@@ -160,77 +70,54 @@ class Played:
     method_note: str | None = None
 
 
-@dataclass
-class ExactDifference:
-    """A cell solved exactly against its baseline: every difference is exact (its interval
-    the point itself) and no fights were paired."""
-
-    result: Result
-    base: Result
-
-    def differences(self) -> dict:
-        mine, base = _points(self.result), _points(self.base)
-        out = {}
-        for key, value in mine.items():
-            out.update(dict.fromkeys((f"{key}_diff", f"{key}_diff_low", f"{key}_diff_high"),
-                                     value - base[key]))
-        out["paired_trials"] = None
-        return out
-
-
-def _points(result: Result) -> dict[str, float]:
-    """Every probability and mean of a result, by key."""
-    return {**{key: p for key, (p, _, _) in result.probabilities().items()}, **result.means()}
-
-
-def _solved(results: list, baselines: dict[int, int]) -> Played:
-    """The grid's exact results as :func:`play` returns them."""
-    def digest(tally) -> bytes:
-        h = hashlib.sha256(np.ascontiguousarray(tally.outcomes).tobytes())
-        for name in tally.columns[3:]:
-            h.update(np.ascontiguousarray(tally.by_winner[name]).tobytes())
-        return h.digest()
-
-    pairings = {i: ExactDifference(results[i], results[b]) for i, b in baselines.items()}
-    return Played(results, pairings, [digest(r.tally) for r in results])
-
-
-def play(scenarios: list, groups: list[list[int]], baselines: dict[int, int], *, seed: int,
-         trials: int, precision: float | None, max_trials: int, threads: int | None,
-         progress: bool, quiet: bool, client=None, records: dict | None = None,
-         method: str = "mc", max_states: int | None = None,
-         where: s.Where = s.ARGUMENTS) -> Played:
+def play(scenarios: list, groups: list[list[int]] | None = None,
+         baselines: dict[int, int] | None = None, *, seed: int, trials: int,
+         precision: float | None = None, max_trials: int | None = None,
+         threads: int | None = None, progress: bool = False, quiet: bool = False,
+         client=None, keep_fights: bool = False, method: str = "mc",
+         max_states: int | None = None, where: s.Where = s.ARGUMENTS) -> Played:
     """Play every scenario (cell) with ``seed``: ``trials`` fights each, or with ``precision``
-    the batches ``simulate(precision=...)`` would play, so each cell's Result is the one
-    ``simulate`` gives. The cells of each group are played in lockstep; a cell with a baseline
-    (``baselines[cell] = baseline cell``, in the same group) is paired with it over the
-    fights both played (the common prefix, when they stop at different counts). Unless
-    ``quiet``, a kernel about to be compiled is announced on stderr, as in ``simulate``.
+    batches until every headline probability's 95% half-width is at most ``precision`` or
+    ``max_trials`` (default :data:`MAX_TRIALS`, with ``keep_fights`` as many as 2 GB of rows
+    hold) were played. The cells of each group (default: all in one) are played in
+    lockstep; a cell with a baseline (``baselines[cell] = baseline cell``, in the same
+    group) is paired with it over the fights both played (the common prefix, when they stop
+    at different counts). Unless ``quiet``, a kernel about to be compiled is announced on
+    stderr; ``progress`` shows a bar on a terminal.
 
     With ``client`` (a ``dask.distributed.Client``) the fights are played on its cluster,
     ``threads`` kernel threads a task (default: the worker's threads), with the same
-    numbers. ``records`` maps a cell to room for its per-fight rows (columns x trials, as
-    many as it may play): its Result keeps the rows it played.
+    numbers. ``keep_fights``: each Result keeps its per-fight rows.
 
     ``method`` 'exact' solves every cell exactly instead (an error at ``where/method`` when
     one cannot be); 'auto' does when every cell can be and simulates them all otherwise, so
     differences from a baseline are never between a solved and a simulated cell."""
+    groups = [list(range(len(scenarios)))] if groups is None else groups
+    baselines = baselines or {}
     note = None
     if method != "mc":
-        solved, note = solving.solve(scenarios, method, max_states, where, quiet)
+        solved, note = exact.solve_all(scenarios, method, max_states, where, quiet)
         if solved:
-            return _solved(solved, baselines)
-    if client is not None:
-        distributed.check_client(client)
-    first = trials if precision is None else min(BATCH, max_trials)
+            return Played(solved, *exact.differences(solved, baselines))
+    capped = max_trials is None  # keep_fights lowers the default cap to what 2 GB hold
     fingerprint = len(scenarios) > 1  # a cell alone has no twin
-    cells = []
-    for scenario in scenarios:
+    cells, records = [], {}
+    for i, scenario in enumerate(scenarios):
         ruleset = get_ruleset(scenario.ruleset)
         columns = ruleset.columns(scenario)
-        cells.append(_Cell(scenario, ruleset, ruleset.compile(scenario), first, columns,
+        if keep_fights and precision is not None:
+            most = runner.most_kept_fights(ruleset, columns) if capped else max_trials
+            max_trials = min(MAX_TRIALS if max_trials is None else max_trials, most)
+            records[i] = runner.new_record(ruleset, max_trials, where / "max_trials", columns)
+        elif keep_fights:
+            records[i] = runner.new_record(ruleset, trials, where / "keep_fights", columns)
+        cells.append(_Cell(scenario, ruleset, None, 0, columns,
                            fingerprint=Fingerprint(len(columns)) if fingerprint else None))
-    pairings, records = {}, records or {}
+    max_trials = MAX_TRIALS if max_trials is None else max_trials
+    first = trials if precision is None else min(BATCH, max_trials)
+    for cell in cells:
+        cell.plan, cell.target = cell.ruleset.compile(cell.scenario), first
+    pairings = {}
     bar = runner.progress_bar(sum(c.target for c in cells), progress and not quiet)
     schedule = _Schedule(cells, groups, baselines, seed, precision, max_trials, bar)
     if client is None:
@@ -306,10 +193,11 @@ def _play_span(cells, active: list[int], baselines: dict, pairings: dict, seed: 
         for i in active:
             cell = cells[i]
             rows = records[i][:, done - start:end - start] if i in records else None
+            kept_here = cell.fingerprint is not None or i in bases or i in baselines
             cell.tally, record = runner.run(cell.ruleset, cell.plan, end - done, seed,
                                             columns=cell.columns, first_trial=done,
-                                            tally=cell.tally, keep_fights=True, record=rows,
-                                            notice=not quiet)
+                                            tally=cell.tally, keep_fights=kept_here,
+                                            record=rows, notice=not quiet)
             if cell.fingerprint is not None:
                 cell.fingerprint.add(record, done)
             if i in bases or i in baselines:
