@@ -15,10 +15,11 @@ import pytest
 from distributed import Client, LocalCluster, get_task_stream
 
 import odds
+import odds.version
 from odds.analysis.comparison_file import cell
-from odds.play.pairing import SEGMENT, Fingerprint, Pairing
 from odds.analysis.result import outcome_codes
 from odds.play.options import BATCH
+from odds.play.pairing import SEGMENT, Fingerprint, Pairing
 from odds.cli import main
 from odds.core import distributed, runner
 from odds.core.schema import Where
@@ -207,7 +208,7 @@ def test_cli_scheduler_plays_there_with_the_same_output(client, capsys, monkeypa
 
 
 def test_workers_of_another_odds_are_refused(client, capsys, monkeypatch, marines_vs_boyz):
-    monkeypatch.setattr(odds, "__version__", "0.0.1")  # this side only; the workers have theirs
+    monkeypatch.setattr(odds.version, "__version__", "0.0.1")  # here only; workers have theirs
     words = "runs odds .*, this is odds 0.0.1: install the same odds on every worker"
     with pytest.raises(RuntimeError, match=words):
         odds.simulate(marines_vs_boyz, trials=10, client=client)

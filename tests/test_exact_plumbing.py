@@ -224,8 +224,11 @@ def test_cli_exact_json_and_errors(empirical, capsys):
                  "--trials", "500"]) == 0
     captured = capsys.readouterr()
     assert "odds: simulated, not solved exactly" in captured.err
-    for extra in (["--trials", "5"], ["--precision", "0.01"], ["--seed", "2"]):
+    for extra in (["--trials", "5"], ["--seed", "2"], ["--threads", "1"]):
         assert main(["simulate", SCENARIO, "--method", "exact", *extra]) == 2
         assert "is for simulation" in capsys.readouterr().err
+    assert main(["simulate", SCENARIO, "--method", "exact", "--precision", "0.01"]) == 2
+    assert ("--precision: stops a simulation; the exact answer has no noise: drop --precision, "
+            "or give --method auto or --method mc") in capsys.readouterr().err
     assert main(["simulate", SCENARIO, "--max-states", "9"]) == 2
     assert "--max-states: bounds the exact solver" in capsys.readouterr().err

@@ -6,9 +6,9 @@ import pytest
 
 import odds
 from odds.analysis.intervals import mean_difference, paired_difference
-from odds.api import BATCH
 from odds.core import runner
 from odds.errors import ScenarioError
+from odds.play.options import BATCH
 
 SERGEANT = "attacker.models[Veteran Sergeant]"
 VARIANTS = {"fist": {}, "ws5": {f"{SERGEANT}.profile.WS": 5},

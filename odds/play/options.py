@@ -62,7 +62,7 @@ def _method(where, method, max_states, client, given) -> None:
         return
     if given.get("precision") is not None:
         raise (where / "precision").error("stops a simulation; the exact answer has no noise: "
-                                          "drop precision, or give method 'auto' or 'mc'")
+                                          "drop precision, or give method 'auto' or method 'mc'")
     for name in FOR_SIMULATION:
         if given.get(name) is not None:
             raise (where / name).error("is for simulation; method 'exact' plays no fights "
