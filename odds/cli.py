@@ -79,9 +79,10 @@ def _fail(message: str) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
+    from odds.rulesets import ruleset_ids
     from odds.version import __version__
-    from odds.rulesets import RULESETS
 
+    known = ruleset_ids()
     parser = _Parser(prog="odds", description="Monte Carlo combat odds for tabletop wargame "
                      "melee: simulate a scenario, compare loadouts, sweep a parameter, rank "
                      "the units of army lists.")
@@ -133,12 +134,12 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("rulesets", help="list the rulesets a scenario may name")
     wpn = sub.add_parser("weapons", help="list what a scenario of one ruleset may name: "
                                          "weapons, armour, special rules")
-    wpn.add_argument("ruleset", choices=RULESETS, metavar="RULESET",
-                     help=f"one of {', '.join(RULESETS)}")
+    wpn.add_argument("ruleset", choices=known, metavar="RULESET",
+                     help=f"one of {', '.join(known)}")
     uni = sub.add_parser("units", help="list the units a scenario or roster of one ruleset "
                                        "may pick by name (unit = \"...\"), with points")
-    uni.add_argument("ruleset", choices=RULESETS, metavar="RULESET",
-                     help=f"one of {', '.join(RULESETS)}")
+    uni.add_argument("ruleset", choices=known, metavar="RULESET",
+                     help=f"one of {', '.join(known)}")
     uni.add_argument("names", nargs="*", metavar="NAME",
                      help="show these units in full: stat lines, equipment and rules, as "
                           "TOML a scenario may hold")
@@ -663,9 +664,9 @@ def _examples(args) -> int:
 
 def _rulesets(args) -> int:
     from odds.analysis.report import table
-    from odds.rulesets import RULESETS, get_ruleset
+    from odds.rulesets import get_ruleset, ruleset_ids
 
-    rows = [[r, get_ruleset(r).title] for r in RULESETS]
+    rows = [[r, get_ruleset(r).title] for r in ruleset_ids()]
     print("\n".join(table(rows, ["ruleset", "title"], left=2)))
     return 0
 

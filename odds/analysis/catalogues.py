@@ -3,63 +3,16 @@ troop types) with the effects of every entry, as ``odds weapons RULESET`` lists 
 from __future__ import annotations
 
 import dataclasses
-import importlib
-from types import SimpleNamespace
-from typing import Callable, NamedTuple
 
 from odds.core import schema as s
-from odds.core.data import load_table
-
-_NO_OWN = SimpleNamespace(weapons={}, special_rules={},  # a scenario without tables of its own
-                          source="<bundled>")
-
-
-class Section(NamedTuple):
-    """One list of names: what they are, which key names them (``key`` of a model group or
-    of a side: ``owner``), each entry, the keys its effects are written with
-    (key -> (check, default)), and its kind (or None)."""
-
-    title: str
-    owner: str  # "group" or "side"
-    key: str
-    entries: dict
-    keys: dict
-    kind: Callable[[str, dict], str] | None = None
-    own: str | None = "weapons"  # the scenario table that may add entries, if any
-
-    @property
-    def named_in(self) -> str:
-        return f"a {'model group' if self.owner == 'group' else 'side'}'s {self.key}"
+from odds.core.catalogue import Section
+from odds.rulesets import get_ruleset
 
 
 def sections(ruleset_id: str) -> list[Section]:
-    """The catalogues of one ruleset, read and checked from its bundled data."""
-    r = importlib.import_module(f"odds.rulesets.{ruleset_id}.rules")
-    equipment = ("group", "equipment")
-    if ruleset_id == "wh40k3":
-        return [Section("weapons and wargear", *equipment, r.weapons(_NO_OWN), r.WEAPON_KEYS),
-                Section("special rules", "group", "rules", r.special_rules(_NO_OWN),
-                        r.RULE_KEYS, own="special_rules")]
-    if ruleset_id == "mordheim":
-        return [Section("weapons and armour", *equipment, r.weapons(_NO_OWN), r.WEAPON_KEYS,
-                        kind=lambda name, e: e["kind"]),
-                Section("skills and special rules", "group", "rules", r.special_rules(_NO_OWN),
-                        r.RULE_KEYS, own="special_rules")]
-    if ruleset_id == "whfb8":
-        table = load_table("whfb8", "weapons.toml")
-        return [Section("weapons and armour", *equipment, r.equipment(_NO_OWN), r.EQUIPMENT_KEYS,
-                        kind=lambda name, e: "armour" if name in table.get("armour", {})
-                        else "weapon"),
-                Section("special rules", "group", "rules", r.special_rules(_NO_OWN),
-                        r.RULE_KEYS, own="special_rules"),
-                Section("troop types", "group", "troop_type", r.troop_types(),
-                        r.TROOP_KEYS, own=None)]
-    if ruleset_id == "d10skirmish":
-        return [Section("weapons", *equipment, r.weapons(_NO_OWN), r.WEAPON_KEYS)]
-    if ruleset_id == "blackpowder":
-        return [Section("special rules", "side", "rules", r.special_rules(), r.RULE_KEYS,
-                        own=None)]
-    raise ValueError(f"no catalogue listing for ruleset {ruleset_id!r}")
+    """The catalogues of one ruleset (``Ruleset.catalogues``), read and checked from its
+    bundled data."""
+    return get_ruleset(ruleset_id).catalogues()
 
 
 def effects(entry: dict, keys: dict) -> str:

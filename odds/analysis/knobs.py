@@ -8,7 +8,6 @@ of ``options``) and ``"names"`` (a list of catalogue names, repeats allowed, in 
 """
 from __future__ import annotations
 
-import importlib
 import numbers
 from dataclasses import dataclass
 from typing import Any
@@ -86,7 +85,7 @@ def _unit_knobs(ruleset, unit: dict, at: str, heading: str, names: dict) -> list
     each model group's count, profile values and catalogue names."""
     out = []
     if ruleset.single_unit:
-        out += _knobs(unit["profile"], _rules(ruleset).PROFILE, f"{at}.profile", heading)
+        out += _knobs(unit["profile"], ruleset.profile, f"{at}.profile", heading)
     out += _knobs(unit, ruleset.side_keys, at, heading, names.get("side"))
     for group in unit.get("models", []):
         place, title = f"{at}.models[{group['name']}]", f"{heading}, {group['name']}"
@@ -157,12 +156,6 @@ def _knob(path: str, heading: str, key: str, check, value) -> Knob | None:
         return Knob(path, heading, key, "whole", value, check.lo, slider_top(value, check.hi))
     return Knob(path, heading, key, "number", value, check.lo, check.hi,
                 (check.hi - check.lo) / 100)
-
-
-def _rules(ruleset):
-    """The ruleset's rules module: a single-unit side's ``profile`` key is a table checked
-    against its ``PROFILE`` keys."""
-    return importlib.import_module(f"odds.rulesets.{ruleset.id}.rules")
 
 
 def _catalogue_names(scenario: Scenario) -> dict[str, dict[str, tuple]]:

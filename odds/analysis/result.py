@@ -51,14 +51,20 @@ def ruleset_of(scenario):
     return get_ruleset(scenario.ruleset)
 
 
-@lru_cache(maxsize=None)
 def flag_columns() -> frozenset[str]:
     """The yes/no per-ruleset columns (``Ruleset.flag_columns``) of every ruleset: reported
     as probabilities. Every other per-ruleset column is a count per fight (parries,
     exchanges...): reported as a mean."""
-    from odds.rulesets import RULESETS, get_ruleset
+    from odds.rulesets import ruleset_ids
 
-    return frozenset(c for r in RULESETS for c in get_ruleset(r).flag_columns)
+    return _flag_columns(ruleset_ids())
+
+
+@lru_cache(maxsize=None)
+def _flag_columns(ids: tuple[str, ...]) -> frozenset[str]:
+    from odds.rulesets import get_ruleset
+
+    return frozenset(c for r in ids for c in get_ruleset(r).flag_columns)
 
 
 def ruleset_columns(columns: tuple[str, ...]) -> tuple[str, ...]:

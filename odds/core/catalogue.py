@@ -7,10 +7,33 @@ closest known names.
 """
 from __future__ import annotations
 
+from types import SimpleNamespace
+from typing import Callable, NamedTuple
 
 from odds.core import schema as s
 from odds.core.data import data_path, load_table
 from odds.errors import ScenarioError
+
+NO_OWN = SimpleNamespace(weapons={}, special_rules={},  # a scenario without tables of its own
+                         source="<bundled>")
+
+
+class Section(NamedTuple):
+    """One list of names a ruleset offers (``Ruleset.catalogues``): what they are, which key
+    names them (``key`` of a model group or of a side: ``owner``), each entry, the keys its
+    effects are written with (key -> (check, default)), and its kind (or None)."""
+
+    title: str
+    owner: str  # "group" or "side"
+    key: str
+    entries: dict
+    keys: dict
+    kind: Callable[[str, dict], str] | None = None
+    own: str | None = "weapons"  # the scenario table that may add entries, if any
+
+    @property
+    def named_in(self) -> str:
+        return f"a {'model group' if self.owner == 'group' else 'side'}'s {self.key}"
 
 
 def catalogue(parts: tuple[str, ...], scenario, keys: dict[str, tuple]) -> dict[str, dict]:

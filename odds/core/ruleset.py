@@ -21,6 +21,9 @@ class Ruleset:
     ``exact`` names the module that solves its fights exactly (:mod:`odds.core.exact`).
     ``lost`` and ``wounds`` say in the game's words what the record's ``<side>_lost`` and
     ``<side>_wounds`` count, for tables and charts (``lost``: one, then several).
+    ``profile`` is a stat line's keys: a model group's, or a single-unit side's ``profile``
+    table. ``catalogues()`` lists the names a scenario may use (weapons, special rules...) as
+    :class:`odds.core.catalogue.Section` s, for ``odds weapons`` and the explorer.
     """
 
     id: str
@@ -46,6 +49,7 @@ class Ruleset:
     scenario_columns: Callable[[Any], tuple[str, ...]] = lambda scenario: ()
     lost: tuple[str, str] = ("model lost", "models lost")
     wounds: str = "wounds taken"
+    catalogues: Callable[[], list] = lambda: []
 
     def columns(self, scenario) -> tuple[str, ...]:
         """The outcome record's columns for ``scenario``: the shared ones, the ruleset's own

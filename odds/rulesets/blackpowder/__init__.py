@@ -6,9 +6,10 @@ from odds.rulesets.blackpowder.compile import compile_plan
 
 
 RULESET = Ruleset(
+    catalogues=rules.catalogues,
     id="blackpowder",
     title="Black Powder (1st ed.) with Pike & Shotte additions",
-    profile={},
+    profile=rules.PROFILE,  # a unit's profile table (single_unit: no model groups)
     group_keys={},
     side_keys=rules.SIDE_KEYS,
     engagement=rules.ENGAGEMENT,

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from odds.core import schema as s
-from odds.core.catalogue import bundled, unknown_name
+from odds.core.catalogue import Section, bundled, unknown_name
 from odds.core.data import data_path, load_table
 
 TYPES = ("infantry", "pikes", "cavalry", "heavy cavalry", "artillery", "horse artillery")
@@ -238,3 +238,8 @@ def _check_reaction(unit: dict, charger: dict, e: dict, where: s.Where) -> None:
         allowed = f"a disordered unit cannot {reaction}"
     if allowed is not None:
         raise where.error(f"{reaction!r} is not allowed here: {allowed} (R4-4)")
+
+
+def catalogues() -> list[Section]:
+    """What a scenario may name: the bundled special rules."""
+    return [Section("special rules", "side", "rules", special_rules(), RULE_KEYS, own=None)]

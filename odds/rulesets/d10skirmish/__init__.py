@@ -53,6 +53,7 @@ def exchange_odds(scenario, *, started_by: str | None = None, answer: str = "fig
 
 
 RULESET = Ruleset(
+    catalogues=rules.catalogues,
     id="d10skirmish",
     title="D10 action-point skirmish",
     profile=rules.PROFILE,

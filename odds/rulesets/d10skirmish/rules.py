@@ -5,7 +5,7 @@ import math
 from dataclasses import dataclass
 
 from odds.core import schema as s
-from odds.core.catalogue import catalogue, unknown_name
+from odds.core.catalogue import NO_OWN, Section, catalogue, unknown_name
 
 CHARGE_AP = 2      # R3-2 [EX]: a charge costs 2 AP
 MOST_ATTACKS = 20  # dice one fighter may roll in an exchange
@@ -139,3 +139,8 @@ def _check_engagement(scenario) -> None:
         raise (where / "opening").error(
             f"a push needs the target's base ({target.options['base']} mm) no larger than the "
             f"pusher's ({pusher.options['base']} mm) (R3-9)")
+
+
+def catalogues() -> list[Section]:
+    """What a scenario may name: the bundled weapons."""
+    return [Section("weapons", "group", "equipment", weapons(NO_OWN), WEAPON_KEYS)]

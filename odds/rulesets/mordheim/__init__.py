@@ -5,6 +5,7 @@ from odds.rulesets.mordheim.compile import EXTRA_COLUMNS, compile_plan
 
 
 RULESET = Ruleset(
+    catalogues=rules.catalogues,
     id="mordheim",
     title="Mordheim",
     profile=rules.PROFILE,

@@ -4,7 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from odds.core import schema as s
-from odds.core.catalogue import active_rules, catalogue, rule_table, unknown_name
+from odds.core.catalogue import (NO_OWN, Section, active_rules, catalogue, rule_table,
+                                 unknown_name)
 from odds.core.charts import NEVER, d6_charts
 from odds.core.data import data_path, load_table
 from odds.core.effects import reroll, strongest_reroll
@@ -345,3 +346,11 @@ def _check_equipment(group, table: dict[str, Weapon], where: s.Where) -> None:
     if hand and hand[0].once_per_combat:
         raise at.error(f"{hand[0].name} strikes in hand-to-hand only beside another "
                        "close-combat weapon: list that weapon first (R1-3)")
+
+
+def catalogues() -> list[Section]:
+    """What a scenario may name: the bundled weapons and armour, skills and special rules."""
+    return [Section("weapons and armour", "group", "equipment", weapons(NO_OWN), WEAPON_KEYS,
+                    kind=lambda name, e: e["kind"]),
+            Section("skills and special rules", "group", "rules", special_rules(NO_OWN),
+                    RULE_KEYS, own="special_rules")]

@@ -5,6 +5,7 @@ from odds.rulesets.wh40k3.compile import compile_plan
 
 
 RULESET = Ruleset(
+    catalogues=rules.catalogues,
     id="wh40k3",
     title="Warhammer 40,000 3rd edition",
     profile=rules.PROFILE,

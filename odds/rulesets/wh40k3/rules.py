@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from odds.core import schema as s
-from odds.core.catalogue import catalogue, rule_table, unknown_name
+from odds.core.catalogue import NO_OWN, Section, catalogue, rule_table, unknown_name
 from odds.core.charts import NEVER, d6_charts
 from odds.core.effects import reroll
 from odds.errors import ScenarioError
@@ -356,3 +356,10 @@ def _check_group(group, table: dict[str, Weapon], where: s.Where) -> None:
         raise (where / "fights_with").error(
             f"the group carries several special weapons ({', '.join(special)}): say which it "
             f"fights with, or {NORMAL!r}")
+
+
+def catalogues() -> list[Section]:
+    """What a scenario may name: the bundled weapons and wargear, and special rules."""
+    return [Section("weapons and wargear", "group", "equipment", weapons(NO_OWN), WEAPON_KEYS),
+            Section("special rules", "group", "rules", special_rules(NO_OWN), RULE_KEYS,
+                    own="special_rules")]

@@ -16,6 +16,7 @@ def compile_plan(scenario):
 
 
 RULESET = Ruleset(
+    catalogues=rules.catalogues,
     id="whfb8",
     title="Warhammer Fantasy Battles 8th edition",
     profile=rules.PROFILE,

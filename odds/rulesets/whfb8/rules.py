@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from odds.core import schema as s
-from odds.core.catalogue import own_entries, rule_table, unknown_name
+from odds.core.catalogue import NO_OWN, Section, own_entries, rule_table, unknown_name
 from odds.core.charts import NEVER, d6_charts
 from odds.core.data import data_path, load_table
 from odds.core.effects import dice, reroll
@@ -398,3 +398,15 @@ def _check_group(group, table: dict[str, Equipment], where: s.Where) -> None:
         raise (where / "fights_with").error(
             f"the group carries several weapons ({', '.join(special)}): say which it fights "
             f"with (R2-10: one weapon for the whole combat)")
+
+
+def catalogues() -> list[Section]:
+    """What a scenario may name: the bundled weapons and armour, special rules and troop
+    types."""
+    armour = load_table("whfb8", "weapons.toml").get("armour", {})
+    return [Section("weapons and armour", "group", "equipment", equipment(NO_OWN),
+                    EQUIPMENT_KEYS, kind=lambda name, e: "armour" if name in armour
+                    else "weapon"),
+            Section("special rules", "group", "rules", special_rules(NO_OWN), RULE_KEYS,
+                    own="special_rules"),
+            Section("troop types", "group", "troop_type", troop_types(), TROOP_KEYS, own=None)]
