@@ -99,24 +99,20 @@ def play(scenarios: list, groups: list[list[int]] | None = None,
         solved, note = exact.solve_all(scenarios, method, max_states, where, quiet)
         if solved:
             return Played(solved, *exact.differences(solved, baselines))
-    capped = max_trials is None  # keep_fights lowers the default cap to what 2 GB hold
+    rulesets = [get_ruleset(scenario.ruleset) for scenario in scenarios]
+    columns = [ruleset.columns(scenario) for ruleset, scenario in zip(rulesets, scenarios)]
+    if max_trials is None:  # keep_fights lowers the default cap to what 2 GB hold
+        max_trials = min([MAX_TRIALS] + [runner.most_kept_fights(r, c) for r, c in
+                                         zip(rulesets, columns) if keep_fights])
+    first = trials if precision is None else min(BATCH, max_trials)
+    rows, at = (trials, "keep_fights") if precision is None else (max_trials, "max_trials")
     fingerprint = len(scenarios) > 1  # a cell alone has no twin
     cells, records = [], {}
-    for i, scenario in enumerate(scenarios):
-        ruleset = get_ruleset(scenario.ruleset)
-        columns = ruleset.columns(scenario)
-        if keep_fights and precision is not None:
-            most = runner.most_kept_fights(ruleset, columns) if capped else max_trials
-            max_trials = min(MAX_TRIALS if max_trials is None else max_trials, most)
-            records[i] = runner.new_record(ruleset, max_trials, where / "max_trials", columns)
-        elif keep_fights:
-            records[i] = runner.new_record(ruleset, trials, where / "keep_fights", columns)
-        cells.append(_Cell(scenario, ruleset, None, 0, columns,
-                           fingerprint=Fingerprint(len(columns)) if fingerprint else None))
-    max_trials = MAX_TRIALS if max_trials is None else max_trials
-    first = trials if precision is None else min(BATCH, max_trials)
-    for cell in cells:
-        cell.plan, cell.target = cell.ruleset.compile(cell.scenario), first
+    for i, (scenario, ruleset, cols) in enumerate(zip(scenarios, rulesets, columns)):
+        if keep_fights:
+            records[i] = runner.new_record(ruleset, rows, where / at, cols)
+        cells.append(_Cell(scenario, ruleset, ruleset.compile(scenario), first, cols,
+                           fingerprint=Fingerprint(len(cols)) if fingerprint else None))
     pairings = {}
     lone = len(cells) == 1 and client is None  # its kernel calls show their own bar
     bar = runner.progress_bar(sum(c.target for c in cells), progress and not quiet and not lone)
