@@ -1,6 +1,6 @@
 """Whether this tree gives bit-identical per-fight records to another tree, scenario by scenario.
 
-    python benchmarks/same_numbers.py OLD_TREE [--trials N] [--only TEXT] [--law]
+    python benchmarks/same_numbers.py OLD_TREE [--trials N] [--only TEXT] [--law | --grids]
 
 OLD_TREE is a checkout of an earlier commit (e.g. ``git worktree add /tmp/before HEAD~3``).
 Every bundled scenario that both trees have is played with the same seed in one process per
@@ -12,6 +12,10 @@ With ``--law`` (a release whose random streams change, e.g. 0.2.0), the two tree
 are compared by law instead: for every outcome column, the share of each value it takes
 (winner, end, flags) or its mean (counts), the two-sample z of new - old; the line prints
 the largest |z| and "same law" when it is below 4.
+
+With ``--grids``, every bundled comparison (``odds.compare``) and roster (``odds.roster``
+of the list against itself) is played instead, ``--trials`` fights a cell, and the tidy
+frames (every column, as CSV) are compared by SHA-256.
 """
 from __future__ import annotations
 
@@ -34,6 +38,17 @@ from odds.core.outcome import COLUMNS
 result = odds.simulate(sys.argv[1], trials=int(sys.argv[2]), seed=7, keep_fights=True,
                        quiet=True)
 print(hashlib.sha256(result.fights_record[:len(COLUMNS)].tobytes()).hexdigest())
+"""
+
+
+GRID = r"""
+import hashlib, sys
+sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in getattr(f, "__module__", "")]
+import odds
+path, trials = sys.argv[1], int(sys.argv[2])
+grid = (odds.compare(path, trials=trials, quiet=True) if "comparisons" in path
+        else odds.roster(path, trials=trials, quiet=True))
+print(hashlib.sha256(grid.frame.to_csv(index=False).encode()).hexdigest())
 """
 
 
@@ -85,10 +100,22 @@ def main() -> None:
     parser.add_argument("old", type=Path, help="the other tree (an earlier checkout)")
     parser.add_argument("--trials", type=int, default=200_000)
     parser.add_argument("--only", default="", help="only scenarios whose file name has this")
-    parser.add_argument("--law", action="store_true",
-                        help="compare the records' laws by z instead of bit by bit")
+    how = parser.add_mutually_exclusive_group()
+    how.add_argument("--law", action="store_true",
+                     help="compare the records' laws by z instead of bit by bit")
+    how.add_argument("--grids", action="store_true",
+                     help="compare the bundled comparisons' and rosters' frames instead")
     args = parser.parse_args()
     old = args.old.resolve()
+    if args.grids:
+        print(f"{args.trials:,} fights a cell; new = {ROOT}, old = {old}")
+        for folder in ("comparisons", "rosters"):
+            for grid in sorted((ROOT / "data" / folder).glob("*.toml")):
+                if args.only in grid.name and (old / "data" / folder / grid.name).exists():
+                    same = (digest(old, old / "data" / folder / grid.name, args.trials, GRID)
+                            == digest(ROOT, grid, args.trials, GRID))
+                    print(f"{folder}/{grid.stem:<52}{'same' if same else 'DIFFERENT'}")
+        return
     print(f"{args.trials:,} fights, seed 7; new = {ROOT}, old = {old}")
     for scenario in sorted((ROOT / "data" / "scenarios").glob("*.toml")):
         if args.only in scenario.name and (old / "data" / "scenarios" / scenario.name).exists():

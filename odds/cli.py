@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
 _SPELLED = ((re.compile(r"\bmethod '(mc|exact|auto)'"), r"--method \1"),
             (re.compile(r"\b(max_states|max_trials|both_ways)\b"),
              lambda m: "--" + m[1].replace("_", "-")),
-            (re.compile(r"\bdrop precision\b"), "drop --precision"),
+            (re.compile(r"(?<![-\w])(precision|trials)\b"), r"--\1"),
             (re.compile(r"\bdrop the client\b"), "drop --scheduler"))
 _OPTIONS = {"client": "scheduler"}  # an argument of the Python API set by another option
 
@@ -232,12 +232,6 @@ def _half_width(value: float, where) -> float:
 
 def _run_options(args) -> dict:
     """The shared run options, after the checks that span options."""
-    if args.precision is not None and args.trials is not None:
-        raise UsageError("--trials and --precision: give one (with --precision, --max-trials "
-                         "caps the fights)")
-    if args.max_trials is not None and args.precision is None:
-        raise UsageError("--max-trials caps a --precision run; without --precision give "
-                         "--trials")
     if args.csv == "-" and args.json:
         raise UsageError("--csv - and --json both write to standard output: give one")
     for option, path in (("--csv", args.csv), ("--plot", args.plot)):
@@ -247,22 +241,22 @@ def _run_options(args) -> dict:
         raise UsageError("--plot: give a file name, e.g. odds.png")
     if args.plot is not None:
         _check_image(Path(args.plot))
-    _check_method(args)
-    from odds.play.options import MAX_TRIALS
-
+    _check_run(args)
     return dict(trials=args.trials, seed=args.seed, threads=args.threads,
-                precision=args.precision, max_trials=args.max_trials or MAX_TRIALS,
+                precision=args.precision, max_trials=args.max_trials,
                 progress=not args.quiet, quiet=args.quiet, scheduler=args.scheduler,
                 method=args.method, max_states=args.max_states)
 
 
-def _check_method(args) -> None:
-    """--method and --max-states with the options that shape a simulation: the run engine's
-    own check (odds.play.options), its messages in the command line's words."""
+def _check_run(args) -> None:
+    """The run options, alone and together (--trials or --precision, --max-trials with
+    --precision, --method and --max-states...): the run engine's own check
+    (odds.play.options), its messages in the command line's words."""
     from odds.play import options
 
     options.check(method=args.method, max_states=args.max_states, trials=args.trials,
                   seed=args.seed, threads=args.threads, precision=args.precision,
+                  max_trials=args.max_trials,
                   client=args.scheduler if args.method == "exact" else None)
 
 

@@ -409,6 +409,29 @@ def check_alone(table: dict, ruleset: str, where: s.Where, weapons: dict | None 
     raise first
 
 
+def one_fighter_a_side(scenario, weapons: dict, ruleset_id: str):
+    """For a ruleset of one fighter against one: each side's one model group of one model,
+    with its ``where``, the attacker's first. A second group, a count other than 1, or a
+    weapon unknown to ``weapons`` or carried twice is an error at its field."""
+    from odds.core.catalogue import unknown_name
+
+    for key in SIDES:
+        where = scenario.where(key) / "models"
+        groups = scenario.side(key).models
+        if len(groups) != 1:
+            raise where.error(f"{ruleset_id} is one fighter against one: give exactly one "
+                              f"[[{key}.models]] group, got {len(groups)}")
+        group, where = groups[0], where / 0
+        if group.count != 1:
+            raise (where / "count").error(f"must be 1 (one fighter a side), got {group.count}")
+        for j, name in enumerate(group.equipment):
+            if name not in weapons:
+                raise unknown_name(name, weapons, where / "equipment" / j,
+                                   f"`odds weapons {ruleset_id}` lists them")
+        s.once_each(group.equipment, where / "equipment")  # their modifiers add up
+        yield group, where
+
+
 def within_side(error: ScenarioError, side: str, source: str) -> str | None:
     """Where inside ``side`` of a scenario read from ``source`` an error is
     (``.models[0].count``; "" for the side itself), or None when it is elsewhere: for moving

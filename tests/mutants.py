@@ -25,12 +25,13 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from odds.core.toml_text import dumps
+from odds.rulesets import BUILT_IN, ruleset_ids
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data"
 SCENARIOS = sorted((DATA / "scenarios").glob("*.toml"))
 COMPARISONS = sorted((DATA / "comparisons").glob("*.toml"))
-RULESETS = ("wh40k3", "mordheim", "whfb8", "d10skirmish", "blackpowder")
+RULESETS = BUILT_IN  # odds' own (a registered plug-in must not change the mutants drawn)
 SIDES = ("attacker", "defender")
 
 LONG = "x" * 5000
@@ -154,7 +155,7 @@ def _schema_fields(data: dict, ruleset_id: str | None) -> list:
     from odds.rulesets import get_ruleset
     from odds.scenario import SIMULATION
 
-    if ruleset_id not in RULESETS:
+    if ruleset_id not in ruleset_ids():
         return []
     rules = get_ruleset(ruleset_id)
     out = [(("simulation", k), c) for k, (c, _) in SIMULATION.items()]

@@ -1,5 +1,6 @@
 """Tables, precision stopping, comparisons, sweeps, CSV and charts (hand-computable cases)."""
 import io
+import json
 
 import matplotlib
 import numpy as np
@@ -210,6 +211,28 @@ def test_html_reprs(marines_vs_boyz):
     assert "<table" in result._repr_html_() and "attacker_wins" in result._repr_html_()
     grid = odds.compare(marines_vs_boyz, trials=1000)
     assert "<table" in grid._repr_html_()
+
+
+def test_grids_write_out_alike(marines_vs_boyz):
+    """Comparison, Sweep and RoundRobin share their output (odds.analysis.grid): CSV of the
+    frame, JSON-ready data with the seed, precision and one row per cell, HTML whose title is
+    escaped."""
+    from odds.analysis.grid import Grid
+
+    grid = odds.compare(marines_vs_boyz, {"<b>": {}, "five": {"attacker.models[0].count": 5}},
+                        trials=500)
+    swept = odds.sweep(marines_vs_boyz, "defender.models[0].count", [10, 20], trials=500)
+    robin = odds.roster(SCENARIOS.parent / "rosters" / "blackpowder_foot.toml", trials=200)
+    for each, cells in ((grid, 2), (swept, 2), (robin, len(robin.frame))):
+        assert isinstance(each, Grid)
+        data = json.loads(each.to_json())
+        assert data["seed"] == int(each.frame["seed"].iloc[0]) and data["precision"] is None
+        assert len(data["rows"]) == cells == each.to_csv().count("\n") - 1
+        assert data["rows"][0]["attacker_wins"] == each.frame["attacker_wins"].iloc[0]
+    assert list(json.loads(robin.to_json()))[-2:] == ["ranking", "rating"]
+    named = odds.compare(marines_vs_boyz, trials=200)
+    named.name = "<i>mine</i>"
+    assert named._repr_html_().startswith("<h4>&lt;i&gt;mine&lt;/i&gt;</h4>")
 
 
 def test_per_ruleset_columns_by_hand(marines_vs_boyz):

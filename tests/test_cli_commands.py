@@ -43,8 +43,11 @@ def one_error(capsys, *args) -> str:
     (["--max-trials", "0", "--precision", "0.01"], "--max-trials: must be from 1"),
     (["--bogus"], "unrecognized arguments: --bogus"),
     (["--trials"], "--trials: expected one argument"),
-    (["--trials", "10", "--precision", "0.01"], "--trials and --precision: give one"),
-    (["--max-trials", "10"], "--max-trials caps a --precision run"),
+    (["--trials", "10", "--precision", "0.01"], "--trials: give --trials or --precision, not "
+                                                "both (a --precision run plays until it is "
+                                                "met; --max-trials caps its fights)"),
+    (["--max-trials", "10"], "--max-trials: caps a --precision run: give --precision with it, "
+                             "or --trials alone"),
     (["--csv", "-", "--json"], "--csv - and --json both write to standard output"),
     (["--csv", "/no/such/dir/x.csv"],
      "--csv: cannot write '/no/such/dir/x.csv': No such file or directory"),

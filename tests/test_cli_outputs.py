@@ -247,8 +247,8 @@ def test_a_change_names_its_field_once(tmp_path, capsys):
 
 
 def test_the_api_refuses_trials_with_precision(marines_vs_boyz):
-    with pytest.raises(odds.ScenarioError, match="trials: and precision: give one"):
+    with pytest.raises(odds.ScenarioError, match="trials: give trials or precision, not both"):
         odds.simulate(marines_vs_boyz, trials=100, precision=0.01)
-    with pytest.raises(odds.ScenarioError, match="trials: and precision: give one"):
+    with pytest.raises(odds.ScenarioError, match="trials: give trials or precision, not both"):
         odds.sweep(marines_vs_boyz, "defender.models[0].count", [10, 20], trials=100,
                    precision=0.01)

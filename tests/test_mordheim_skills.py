@@ -320,20 +320,3 @@ def test_house_rule_in_a_file_runs_from_the_cli(tmp_path):
                           "2000"], capture_output=True, text=True)
     assert run.returncode == 2 and "special_rules.Duellist.crit_on" in run.stderr
     assert "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) == 1
-
-
-def test_plain_plans_play_the_same_fights_in_either_kernel_variant():
-    """A plan with no re-rolls, special saves, Frenzy or immunities plays in the kernel
-    variant without those steps; the other variant plays it to the same fights, die for die
-    (the steps roll no dice without the rules)."""
-    from odds.core import runner
-    from odds.rulesets import get_ruleset
-    rules = get_ruleset("mordheim")
-    sc = odds.load("data/scenarios/mordheim_two_on_one.toml")
-    plan = rules.compile(sc)
-    assert not plan.skilled
-    assert compile_plan(fight_of(warrior("a", rules=["Hatred"]), warrior("d"))).skilled
-    assert not compile_plan(fight_of(warrior("a", rules=["Mighty Blow"]), warrior("d"))).skilled
-    _, plain = runner.run(rules, plan, 20_000, 3, keep_fights=True)
-    _, skilled = runner.run(rules, plan._replace(skilled=True), 20_000, 3, keep_fights=True)
-    assert (plain == skilled).all()

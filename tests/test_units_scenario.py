@@ -8,6 +8,7 @@ import copy
 import pytest
 
 import odds
+from odds.rulesets import get_ruleset
 from conftest import SCENARIOS
 from odds.cli import main
 from odds.scenario import MAX_UNITS
@@ -48,7 +49,8 @@ def test_a_side_of_several_units_may_be_named():
     assert odds.from_dict(data).attacker.name == "Strike force"
 
 
-@pytest.mark.parametrize("ruleset", ["mordheim", "d10skirmish", "blackpowder"])
+@pytest.mark.parametrize("ruleset", [r for r in sorted(ONE_UNIT_FILES)
+                                     if not get_ruleset(r).multi_unit])
 def test_other_rulesets_refuse_a_second_unit(ruleset):
     data = odds.load(SCENARIOS / ONE_UNIT_FILES[ruleset]).to_dict()
     unit = copy.deepcopy(data["attacker"])

@@ -124,7 +124,7 @@ def test_each_way_of_keeping_states_agrees(limits):
     plan = RULESET.compile(build("psychology"))
     args = (exact.sides(plan), plan.p_unsaved, plan.cdf, plan.cdf_offset, plan.cdf_top,
             core.MAX_STATES)
-    keys, masses, live = exact._walk(*args)
+    keys, masses, live = exact._walk(*args, exact.DENSE_BOX, exact.CACHED_STANDINGS, exact.POOL)
     other_keys, other_masses, other_live = exact._walk(*args, *limits)
     assert (live == other_live).all()
     order, other_order = np.argsort(keys), np.argsort(other_keys)

@@ -1,54 +1,77 @@
 """Compile every kernel variant and exact solver into numba's cache before the tests run.
 
 With pytest-xdist, each worker would otherwise compile every kernel it meets, both workers
-the same ones at the same time; conftest.py runs this first, its two halves in two
-processes at once, so each kernel is compiled once and the workers load it from the cache.
-``python tests/warm_cache.py 0`` (or 1) warms one half.
+the same ones at the same time; conftest.py runs this first in two processes at once, which
+share out the compile tasks as they go: each takes the next task of PATHS (the longest
+first) that no one has claimed yet (a claim is a file created exclusively in a folder both
+are given), so they finish within about one task of each other on any machine.
+``python tests/warm_cache.py FOLDER`` runs one such process.
 """
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "data" / "scenarios"
-HALVES = (  # about equal compile times: wh40k3's kernel variants and solver are the largest;
-    # blackpowder and d10skirmish together, as their solvers share the core's compiled walk
-    ("wh40k3_assault_marines_vs_boyz.toml", "wh40k3_two_squads_vs_ork_mob.toml",
-     "whfb8_chaos_lord_combined_charge.toml", "d10skirmish_paratrooper_pushes_sniper.toml",
-     "blackpowder_cuirassiers_charge_lancers.toml"),
-    ("mordheim_captain_vs_night_runner.toml", "whfb8_knights_lance_charge.toml"),
+# Each task: steps (scenario, "kernel" | "extra" (the variant of the other plan.extra) |
+# "exact") played in order by one process, the longest task first. A ruleset's paths are one
+# task: they share compiled helpers, which a process compiles once and then loads from the
+# cache (two processes would compile them both at once); blackpowder and d10skirmish are
+# one task as their solvers share the core's compiled walk.
+PATHS = (
+    (("wh40k3_two_squads_vs_ork_mob.toml", "kernel"),
+     ("wh40k3_assault_marines_vs_boyz.toml", "kernel"),
+     ("wh40k3_assault_marines_vs_boyz.toml", "exact")),
+    (("whfb8_knights_lance_charge.toml", "exact"),
+     ("whfb8_knights_lance_charge.toml", "kernel"),
+     ("whfb8_knights_lance_charge.toml", "extra")),
+    (("mordheim_captain_vs_night_runner.toml", "kernel"),
+     ("mordheim_captain_vs_night_runner.toml", "exact")),
+    (("blackpowder_cuirassiers_charge_lancers.toml", "kernel"),
+     ("blackpowder_cuirassiers_charge_lancers.toml", "exact"),
+     ("d10skirmish_paratrooper_pushes_sniper.toml", "kernel"),
+     ("d10skirmish_paratrooper_pushes_sniper.toml", "exact")),
+    (("whfb8_chaos_lord_combined_charge.toml", "kernel"),),
 )
-VARIANT_FLAGS = ("skilled", "extra")  # mordheim's and whfb8's second kernel variants
 
 
-def warm(name: str, solve: bool) -> bool:
-    """Play a few fights of the scenario in each kernel variant, and with ``solve`` solve it
-    exactly if the solver covers it. Returns whether it was solved."""
+def warm(name: str, path: str) -> None:
+    """Compile (or load) one path of the scenario ``name``: its kernel variant, the other
+    variant (``extra``), or its exact solver."""
     import odds
-    from odds.core import exact, runner
+    from odds.core import runner
     from odds.rulesets import get_ruleset
 
     scenario = odds.load(SCENARIOS / name)
+    if path == "exact":
+        odds.simulate(scenario, method="exact", quiet=True)
+        return
     ruleset = get_ruleset(scenario.ruleset)
     plan = ruleset.compile(scenario)
-    plans = [plan] + [plan._replace(**{flag: not getattr(plan, flag)})
-                      for flag in VARIANT_FLAGS if hasattr(plan, flag)]
-    for each in plans:
-        runner.run(ruleset, each, 64, 0)
-    if solve and exact.covers(ruleset, scenario) is None:
-        odds.simulate(scenario, method="exact")
+    if path == "extra":
+        plan = plan._replace(extra=not plan.extra)
+    runner.run(ruleset, plan, 64, 0)
+
+
+def claimed(folder: Path, k: int) -> bool:
+    """Claim path k for this process: False when another process has it already."""
+    try:
+        os.close(os.open(folder / str(k), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
         return True
-    return False
+    except FileExistsError:
+        return False
 
 
 if __name__ == "__main__":
     import time
 
-    seen = set()
-    for name in HALVES[int(sys.argv[1])]:
-        ruleset = name.split("_")[0]
-        start = time.process_time()
-        if warm(name, solve=ruleset not in seen):
-            seen.add(ruleset)
-        print(f"warm_cache: {name}: kernels ready ({time.process_time() - start:.0f} CPU s)",
-              file=sys.stderr, flush=True)
+    folder = Path(sys.argv[1])
+    for k, steps in enumerate(PATHS):
+        if not claimed(folder, k):
+            continue
+        for name, path in steps:
+            start = time.process_time()
+            warm(name, path)
+            print(f"warm_cache: {name} ({path}): ready ({time.process_time() - start:.0f} CPU s)",
+                  file=sys.stderr, flush=True)

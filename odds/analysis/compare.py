@@ -9,14 +9,13 @@ independent runs would (see :mod:`odds.play`).
 """
 from __future__ import annotations
 
-import json
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from odds.analysis import report, units
+from odds.analysis.grid import Grid
 from odds.analysis.comparison_file import (cell, check_baseline, given, is_comparison,
                                            load_comparison)
 from odds.analysis.result import OUTCOMES, flag_columns, flags, label, mean_keys, side_means
@@ -24,7 +23,6 @@ from odds.core.outcome import COLUMNS
 from odds.core import schema as s
 from odds.errors import ScenarioError
 from odds.play import options, play
-from odds.play.options import MAX_TRIALS
 from odds.scenario import Scenario, as_scenario
 
 POINTS = ("attacker_points", "defender_points", "points_destroyed", "points_lost",
@@ -32,7 +30,7 @@ POINTS = ("attacker_points", "defender_points", "points_destroyed", "points_lost
 
 
 @dataclass(repr=False)
-class Comparison:
+class Comparison(Grid):
     """A grid of results: one row per (variant, opponent) in :attr:`frame`.
 
     Besides each cell's probabilities and means, every row has its difference from the
@@ -73,25 +71,16 @@ class Comparison:
 
         return comparison_heatmap(self, metric, ax=ax)
 
-    def to_csv(self, path=None):
-        """Tidy CSV, one row per variant x opponent (returns the text when path is None)."""
-        return self.frame.to_csv(path, index=False)
+    def _about(self) -> dict:
+        return {"comparison": self.name, "ruleset": self.frame["ruleset"].iloc[0],
+                "baseline": self.baseline, "variants": self.variants,
+                "opponents": self.opponents}
 
-    def to_dict(self) -> dict:
-        """The grid as JSON-ready data (the CLI's ``--json``): the comparison's name, ruleset,
-        seed, baseline and precision, then ``rows``, one per cell with every frame column
-        (NaN and infinite numbers become null)."""
-        f = self.frame
-        return {"comparison": self.name, "ruleset": f["ruleset"].iloc[0],
-                "seed": report.grid_seed(f), "baseline": self.baseline,
-                "precision": self.precision, "variants": self.variants,
-                "opponents": self.opponents, "rows": records(f)}
+    def _title(self) -> str:
+        return self.name
 
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=2)
-
-    def _repr_html_(self) -> str:
-        return f"<h4>{self.name}</h4>" + self.table()._repr_html_()
+    def _tables(self) -> list:
+        return [("", self.table())]
 
     def __repr__(self) -> str:
         f = self.frame
@@ -220,16 +209,10 @@ def _span(values) -> str:
     return report.percent(low) if low == high else f"{report.percent(low)} to {report.percent(high)}"
 
 
-def records(frame) -> list[dict]:
-    """A frame's rows as JSON-ready dicts: NaN and infinite numbers become None."""
-    return [{k: (None if isinstance(v, float) and not math.isfinite(v) else v)
-             for k, v in row.items()} for row in frame.to_dict("records")]
-
-
 def compare(base: Scenario | str | Path, variants: dict | None = None,
             opponents: dict | None = None, *, baseline: str | None = None,
             trials: int | None = None, seed: int | None = None, threads: int | None = None,
-            precision: float | None = None, max_trials: int = MAX_TRIALS,
+            precision: float | None = None, max_trials: int | None = None,
             progress: bool = False, quiet: bool = False, client=None, method: str = "mc",
             max_states: int | None = None) -> Comparison:
     """Simulate every variant against every opponent.

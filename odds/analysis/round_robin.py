@@ -11,19 +11,18 @@ the same opponent, so a cell equals ``odds.simulate`` of its scenario bit for bi
 from __future__ import annotations
 
 import difflib
-import json
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from odds.analysis import report
-from odds.analysis.compare import Comparison, _notes, play_grid, probabilities, records
+from odds.analysis.compare import Comparison, _notes, play_grid, probabilities
+from odds.analysis.grid import Grid, records
 from odds.analysis.rating import bradley_terry
 from odds.analysis.roster_file import Roster, as_roster, check_pair
 from odds.core import schema as s
 from odds.errors import ScenarioError
 from odds.play import options
-from odds.play.options import MAX_TRIALS
 from odds.scenario import from_dict, within_side
 
 CHARGERS = {"mine": "attacker", "theirs": "defender"}  # who charges -> engagement.charger
@@ -31,7 +30,7 @@ EXACT_WEIGHT = 10**6  # the fights an exact cell counts as in the rating's fit
 
 
 @dataclass(repr=False)
-class RoundRobin:
+class RoundRobin(Grid):
     """The cells of a round robin (:attr:`frame`, one row per cell, the columns of a
     comparison plus ``charger``), MINE's :meth:`ranking` and a fitted :meth:`rating`."""
 
@@ -182,30 +181,22 @@ class RoundRobin:
 
         return ranking_bars(self, ax=ax)
 
-    def to_csv(self, path=None):
-        """Tidy CSV, one row per cell (returns the text when path is None)."""
-        return self.frame.to_csv(path, index=False)
-
-    def to_dict(self) -> dict:
-        """JSON-ready data (the CLI's ``--json``): the lists, seed and precision, then
-        ``rows`` (one per cell, every frame column), ``ranking`` and ``rating`` (NaN and
-        infinite numbers become null)."""
-        f = self.frame
-        rating = self.rating()
+    def _about(self) -> dict:
         return {"round_robin": self.name, "ruleset": self.mine.ruleset,
-                "seed": report.grid_seed(f), "mine": self.mine.name,
-                "theirs": self.opponents.name, "both_ways": self.both_ways,
-                "precision": self.precision, "units": self.mine.unit_names,
-                "opponents": self.opponents.unit_names, "rows": records(f),
-                "ranking": records(self.ranking()),
+                "mine": self.mine.name, "theirs": self.opponents.name,
+                "both_ways": self.both_ways, "units": self.mine.unit_names,
+                "opponents": self.opponents.unit_names}
+
+    def _after_rows(self) -> dict:
+        rating = self.rating()
+        return {"ranking": records(self.ranking()),
                 "rating": None if rating is None else rating.to_dict()}
 
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=2)
+    def _title(self) -> str:
+        return self.name
 
-    def _repr_html_(self) -> str:
-        return (f"<h4>{self.name}</h4>" + self.table()._repr_html_()
-                + "<p>ranking</p>" + self.ranking()._repr_html_())
+    def _tables(self) -> list:
+        return [("", self.table()), ("ranking", self.ranking())]
 
     def __repr__(self) -> str:
         f = self.frame
@@ -270,7 +261,7 @@ class RoundRobin:
 
 def roster(mine, theirs=None, *, both_ways: bool = False, baseline: str | None = None,
            trials: int | None = None, seed: int | None = None, threads: int | None = None,
-           precision: float | None = None, max_trials: int = MAX_TRIALS,
+           precision: float | None = None, max_trials: int | None = None,
            progress: bool = False, quiet: bool = False, client=None, method: str = "mc",
            max_states: int | None = None) -> RoundRobin:
     """Play every unit of ``mine`` against every unit of ``theirs`` (default: ``mine``

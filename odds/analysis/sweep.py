@@ -1,27 +1,26 @@
 """One-parameter sweeps: a scenario simulated once per value of one path."""
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from odds.analysis import report
-from odds.analysis.compare import grid_text, records, row
+from odds.analysis.compare import grid_text, row
+from odds.analysis.grid import Grid
 from odds.analysis.comparison_file import cell
 from odds.analysis.units import several_units
 from odds.core import schema as s
 from odds.errors import ScenarioError
 from odds.play import options, play
-from odds.play.options import MAX_TRIALS
 from odds.scenario import Scenario, as_scenario
 
 MAX_VALUES = 1000  # values in one sweep
 
 
 @dataclass(repr=False)
-class Sweep:
+class Sweep(Grid):
     """Results along one parameter: :attr:`frame` has one row per value."""
 
     path: str
@@ -37,25 +36,10 @@ class Sweep:
 
         return sweep_curve(self, metric, ax=ax)
 
-    def to_csv(self, path=None):
-        """Tidy CSV, one row per value (returns the text when path is None)."""
-        return self.frame.to_csv(path, index=False)
-
-    def to_dict(self) -> dict:
-        """The sweep as JSON-ready data (the CLI's ``--json``): scenario, ruleset, seed,
-        parameter, values and precision, then ``rows``, one per value with every frame column
-        (NaN and infinite numbers become null)."""
+    def _about(self) -> dict:
         f = self.frame
         return {"scenario": f["scenario"].iloc[0], "ruleset": f["ruleset"].iloc[0],
-                "seed": report.grid_seed(f), "parameter": self.path,
-                "values": list(f["value"]), "precision": self.precision,
-                "rows": records(f)}
-
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=2)
-
-    def _repr_html_(self) -> str:
-        return self.frame._repr_html_()
+                "parameter": self.path, "values": list(f["value"])}
 
     def __repr__(self) -> str:
         f = self.frame
@@ -77,7 +61,7 @@ class Sweep:
 
 def sweep(scenario: Scenario | str | Path, path: str, values, *, trials: int | None = None,
           seed: int | None = None, threads: int | None = None,
-          precision: float | None = None, max_trials: int = MAX_TRIALS,
+          precision: float | None = None, max_trials: int | None = None,
           progress: bool = False, quiet: bool = False, client=None, method: str = "mc",
           max_states: int | None = None) -> Sweep:
     """Simulate the scenario once per value of ``path`` (e.g. "defender.models[0].count").

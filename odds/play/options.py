@@ -33,8 +33,11 @@ def check(where: s.Where = s.ARGUMENTS, *, method: str = "mc", max_states=None,
     if precision is not None and not 0 < s.number()(precision, where / "precision") < 0.5:
         raise (where / "precision").error(f"must be between 0 and 0.5, got {precision}")
     if precision is not None and given.get("trials") is not None:
-        raise (where / "trials").error("and precision: give one (a precision run plays "
-                                       "until it is met; max_trials caps its fights)")
+        raise (where / "trials").error("give trials or precision, not both (a precision run "
+                                       "plays until it is met; max_trials caps its fights)")
+    if given.get("max_trials") is not None and precision is None:
+        raise (where / "max_trials").error("caps a precision run: give precision with it, or "
+                                           "trials alone")
     _method(where, method, max_states, client, given)
     if client is not None:
         distributed.check_client(client)

@@ -5,7 +5,8 @@ import math
 from dataclasses import dataclass
 
 from odds.core import schema as s
-from odds.core.catalogue import NO_OWN, Section, catalogue, unknown_name
+from odds.core.catalogue import NO_OWN, Section, catalogue
+from odds.scenario import one_fighter_a_side
 
 CHARGE_AP = 2      # R3-2 [EX]: a charge costs 2 AP
 MOST_ATTACKS = 20  # dice one fighter may roll in an exchange
@@ -91,20 +92,7 @@ def _fighter(group, table) -> Fighter:
 def check(scenario) -> None:
     """Cross-field checks: one fighter a side, weapons, AP for the opening, push bases."""
     table = weapons(scenario)
-    for key in SIDES:
-        where = scenario.where(key) / "models"
-        groups = scenario.side(key).models
-        if len(groups) != 1:
-            raise where.error(f"d10skirmish is one fighter against one: give exactly one "
-                              f"[[{key}.models]] group, got {len(groups)}")
-        group, where = groups[0], where / 0
-        if group.count != 1:
-            raise (where / "count").error(f"must be 1 (one fighter a side), got {group.count}")
-        for j, name in enumerate(group.equipment):
-            if name not in table:
-                raise unknown_name(name, table, where / "equipment" / j,
-                                   "`odds weapons d10skirmish` lists them")
-        s.once_each(group.equipment, where / "equipment")  # the modifiers add up (A4)
+    for group, where in one_fighter_a_side(scenario, table, "d10skirmish"):  # A4
         fighter = _fighter(group, table)
         if not 1 <= fighter.skill <= 10:
             raise (where / "equipment").error(

@@ -57,7 +57,6 @@ class Plan(NamedTuple):
     charger: int
     all_alone: bool
     max_rounds: int
-    skilled: bool            # has re-rolls, special saves, Frenzy or Immune to Psychology
 
 
 def reroll_code(reroll: str | None) -> int:
@@ -158,6 +157,4 @@ def compile_plan(scenario) -> Plan:
         wound_need=wound_need(hit_strength, ws, kept, to_wound),
         save_by_strength=np.array(save_by_strength, np.int64),
         charger=charger, all_alone=bool(scenario.engagement["all_alone"]),
-        max_rounds=int(scenario.simulation["max_rounds"]),
-        skilled=bool(rerolls["reroll_hit"].any() or rerolls["reroll_wound"].any() or any(
-            k.special_save < NO_SAVE or k.frenzy or k.immune_to_psychology for k in kept)))
+        max_rounds=int(scenario.simulation["max_rounds"]))

@@ -54,12 +54,11 @@ def _again_below(reroll, need):
 
 
 @njit(cache=True, inline="always")
-def _wound(plan, st, r, status, wnd, crit_used, calm, x, y, hand, roll_n, out, t, skilled):
+def _wound(plan, st, r, status, wnd, crit_used, calm, x, y, hand, roll_n, out, t):
     """Roll to wound, criticals, saves and injuries for x's hits on y (R1-7 ... R1-9).
 
     ``hand[:roll_n]`` are the hands of the hits; injuries keep the highest result. A
     knocked-down or stunned result calms a frenzied warrior for the rest of the fight.
-    ``skilled`` (a constant): the plan has re-rolls, special saves, Frenzy or immunities.
     """
     was_down = status[y] == KNOCKED_DOWN
     worst = 0
@@ -72,7 +71,7 @@ def _wound(plan, st, r, status, wnd, crit_used, calm, x, y, hand, roll_n, out, t
         if need == 7:
             continue
         roll = d6(st)
-        if skilled and roll < _again_below(reroll, need):
+        if roll < _again_below(reroll, need):
             roll = d6(st)
         if roll < need:
             continue
@@ -86,7 +85,7 @@ def _wound(plan, st, r, status, wnd, crit_used, calm, x, y, hand, roll_n, out, t
             needed = max(2, plan.save[y] + plan.save_by_strength[s - 1] - plan.save_modifier[x, h])
             if needed <= 6 and d6(st) >= needed:
                 continue
-        if skilled and special <= 6:  # Step Aside: a save against each wound
+        if special <= 6:  # Step Aside: a save against each wound
             kept = 0
             for _ in range(n_wounds):
                 if d6(st) < special:
@@ -120,7 +119,7 @@ def _wound(plan, st, r, status, wnd, crit_used, calm, x, y, hand, roll_n, out, t
 
 @njit(cache=True, inline="always")
 def _strike(plan, st, r, status, wnd, pistol, parry_used, crit_used, calm, fear, x, hand,
-            rolls, out, t, skilled):
+            rolls, out, t):
     """Warrior x strikes (R1-3 ... R1-9): at the first standing enemy he touches, else he
     takes a stunned one out of action, else he hits a knocked-down one automatically."""
     n = status.shape[0]
@@ -143,7 +142,7 @@ def _strike(plan, st, r, status, wnd, pistol, parry_used, crit_used, calm, fear,
             return
         y = down
     blows = 0
-    for _ in range(plan.fury_blows[x] if skilled and calm[x] == 0 else plan.blows[x]):
+    for _ in range(plan.fury_blows[x] if calm[x] == 0 else plan.blows[x]):
         hand[blows] = 0
         blows += 1
     if plan.hands[x] == 2:
@@ -162,7 +161,7 @@ def _strike(plan, st, r, status, wnd, pistol, parry_used, crit_used, calm, fear,
         again = _again_below(plan.reroll_hit[r, x], need)
         for k in range(blows):
             roll = d6(st)
-            if skilled and roll < again:
+            if roll < again:
                 roll = d6(st)
             if roll >= need:
                 hand[hits] = hand[k]
@@ -184,11 +183,11 @@ def _strike(plan, st, r, status, wnd, pistol, parry_used, crit_used, calm, fear,
                         rolls[k] = rolls[k + 1]
                     hits -= 1
                     out[PARRIES + plan.side[y], t] += 1
-    _wound(plan, st, r, status, wnd, crit_used, calm, x, y, hand, hits, out, t, skilled)
+    _wound(plan, st, r, status, wnd, crit_used, calm, x, y, hand, hits, out, t)
 
 
 @njit(cache=True, inline="always")
-def _all_alone(plan, st, r, status, wnd, crit_used, calm, active, hand, out, t, skilled):
+def _all_alone(plan, st, r, status, wnd, crit_used, calm, active, hand, out, t):
     """R1-11: a lone standing warrior of the active side touching 2+ standing enemies tests Ld
     (unless immune: Immune to Psychology, or frenzied); on a failure each of them hits him once
     automatically, and if he survives he flees."""
@@ -196,7 +195,7 @@ def _all_alone(plan, st, r, status, wnd, crit_used, calm, active, hand, out, t, 
     for x in range(n):
         if plan.side[x] != active or status[x] != STANDING:
             continue
-        if skilled and (plan.steady[x] == 1 or (plan.frenzied[x] == 1 and calm[x] == 0)):
+        if plan.steady[x] == 1 or (plan.frenzied[x] == 1 and calm[x] == 0):
             continue
         alone = True
         for j in range(n):
@@ -213,15 +212,14 @@ def _all_alone(plan, st, r, status, wnd, crit_used, calm, active, hand, out, t, 
         for j in range(n):
             if plan.contact[x, j] == 1 and status[j] == STANDING and status[x] <= STUNNED:
                 hand[0] = 0
-                _wound(plan, st, r, status, wnd, crit_used, calm, j, x, hand, 1, out, t,
-                       skilled)
+                _wound(plan, st, r, status, wnd, crit_used, calm, j, x, hand, 1, out, t)
         if status[x] <= STUNNED:
             status[x] = GONE
 
 
 @njit(cache=True, inline="always")
 def play_fight(plan, st, status, wnd, stood, pistol, parry_used, crit_used, calm, fear, key,
-               order, hand, rolls, out, t, skilled):
+               order, hand, rolls, out, t):
     """Play one fight (R1-12) and write its outcome row into out[:, t]."""
     n = status.shape[0]
     for i in range(n):
@@ -274,12 +272,11 @@ def play_fight(plan, st, status, wnd, stood, pistol, parry_used, crit_used, calm
             x = order[a]
             if status[x] == STANDING:
                 _strike(plan, st, r, status, wnd, pistol, parry_used, crit_used, calm, fear,
-                        x, hand, rolls, out, t, skilled)
+                        x, hand, rolls, out, t)
             if not _present(plan, status, 0) or not _present(plan, status, 1):
                 break
         if plan.all_alone and _present(plan, status, 0) and _present(plan, status, 1):
-            _all_alone(plan, st, r, status, wnd, crit_used, calm, active, hand, out, t,
-                       skilled)
+            _all_alone(plan, st, r, status, wnd, crit_used, calm, active, hand, out, t)
         left0, left1 = _present(plan, status, 0), _present(plan, status, 1)
         if not left0 and not left1:
             end = MUTUAL
@@ -298,7 +295,7 @@ def play_fight(plan, st, status, wnd, stood, pistol, parry_used, crit_used, calm
 
 
 @njit(cache=True, inline="always")
-def _play_block(plan, seed, first_trial, out, b, skilled):
+def _play_block(plan, seed, first_trial, out, b):
     """Play the trials of block b (BLOCK of them) into out, with working arrays of its own."""
     n_trials = out.shape[1]
     n = plan.side.shape[0]
@@ -322,33 +319,15 @@ def _play_block(plan, seed, first_trial, out, b, skilled):
         out[:, t] = 0
         seed_stream(st, seed, first_trial + t)
         play_fight(plan, st, status, wnd, stood, pistol, parry_used, crit_used, calm, fear,
-                   key, order, hand, rolls, out, t, skilled)
+                   key, order, hand, rolls, out, t)
 
 
 @njit(cache=True, parallel=True)
-def _play_plain(plan, seed, first_trial, out):
+def _play(plan, seed, first_trial, out):
     for b in prange((out.shape[1] + BLOCK - 1) // BLOCK):
-        _play_block(plan, seed, first_trial, out, b, False)
-
-
-@njit(cache=True, parallel=True)
-def _play_skilled(plan, seed, first_trial, out):
-    for b in prange((out.shape[1] + BLOCK - 1) // BLOCK):
-        _play_block(plan, seed, first_trial, out, b, True)
-
-
-def entry(plan):
-    """The compiled function that plays this plan: a plan with no re-rolls, special saves,
-    Frenzy or immunities (``plan.skilled`` false) has its own, without those steps."""
-    return _play_skilled if plan.skilled else _play_plain
-
-
-def variant(plan) -> str:
-    """The compiled variant :func:`entry` picks, in words (for the compile notice)."""
-    return ("warriors with re-rolls, special saves, Frenzy or immunities" if plan.skilled
-            else "warriors without re-rolls, special saves, Frenzy or immunities")
+        _play_block(plan, seed, first_trial, out, b)
 
 
 def play_chunk(plan, seed, first_trial, out):
     """Play trials first_trial .. first_trial + out.shape[1] - 1 into out (15, n)."""
-    entry(plan)(plan, seed, first_trial, out)
+    _play(plan, seed, first_trial, out)

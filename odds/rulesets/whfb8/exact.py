@@ -154,7 +154,7 @@ def solve(plan, max_states: int):
     if plan.flee_reaction:
         return _flee_reaction(plan)
     keys, probs, live = _walk(sides(plan), plan.p_unsaved, plan.cdf, plan.cdf_offset,
-                              plan.cdf_top, max_states)
+                              plan.cdf_top, max_states, DENSE_BOX, CACHED_STANDINGS, POOL)
     for r, states in enumerate(live):
         check_states(int(states), max_states, r)
     return _rows(plan, keys), probs, int(live.max())
@@ -479,12 +479,13 @@ def _strikes(sd, p_unsaved, cdf, cdf_offset, cdf_top, r, frenzied, most0, most1,
 
 
 @njit(cache=True)
-def _walk(sd, p_unsaved, cdf, cdf_offset, cdf_top, max_states, dense_box=DENSE_BOX,
-          cached_standings=CACHED_STANDINGS, pooled=POOL):
+def _walk(sd, p_unsaved, cdf, cdf_offset, cdf_top, max_states, dense_box, cached_standings,
+          pooled):
     """The whole walk: end keys and masses, and the live states after each round (index 0:
     the charge). Stops early once a round holds more than ``max_states``. The limits say when
     to index a round's fights directly, keep :func:`_standing`, and how many strikes'
-    distributions to keep (tests lower them)."""
+    distributions to keep (:data:`DENSE_BOX`, :data:`CACHED_STANDINGS`, :data:`POOL`; tests
+    lower them, with the same compiled signature)."""
     radix0, radix1 = sd.count[0] * sd.wounds[0] + 1, sd.count[1] * sd.wounds[1] + 1
     live = np.zeros(sd.max_rounds + 1, np.int64)
     live[0] = 1
