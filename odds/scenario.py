@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from odds.core import schema as s
+from odds.core.catalogue import unknown_name
 from odds.core.data import beside, read_toml
 from odds.errors import ScenarioError
 
@@ -413,8 +414,6 @@ def one_fighter_a_side(scenario, weapons: dict, ruleset_id: str):
     """For a ruleset of one fighter against one: each side's one model group of one model,
     with its ``where``, the attacker's first. A second group, a count other than 1, or a
     weapon unknown to ``weapons`` or carried twice is an error at its field."""
-    from odds.core.catalogue import unknown_name
-
     for key in SIDES:
         where = scenario.where(key) / "models"
         groups = scenario.side(key).models

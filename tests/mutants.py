@@ -25,7 +25,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from odds.core.toml_text import dumps
-from odds.rulesets import BUILT_IN, ruleset_ids
+from odds.rulesets import BUILT_IN, get_ruleset, ruleset_ids
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data"
@@ -152,7 +152,6 @@ def _vocabulary() -> tuple[str, ...]:
 
 def _schema_fields(data: dict, ruleset_id: str | None) -> list:
     """(path, check) for the fields the ruleset's schema knows, present in ``data`` or not."""
-    from odds.rulesets import get_ruleset
     from odds.scenario import SIMULATION
 
     if ruleset_id not in ruleset_ids():

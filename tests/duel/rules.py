@@ -33,10 +33,11 @@ def check(scenario) -> None:
     """One fighter a side, known weapons each carried once, a score to hit of 2 to 6."""
     table = weapons(scenario)
     for group, where in one_fighter_a_side(scenario, table, "duel"):
-        if not 2 <= hit_score(group, table) <= 6:
+        score = hit_score(group, table)
+        if not 2 <= score <= 6:
             raise (where / "equipment").error(
-                f"the weapons bring hit {group.profile['hit']} to {hit_score(group, table)}; "
-                f"it must stay from 2 to 6")
+                f"the weapons bring hit {group.profile['hit']} to {score}; it must stay from "
+                f"2 to 6")
 
 
 def catalogues() -> list[Section]:
