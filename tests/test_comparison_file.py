@@ -5,6 +5,7 @@ import sys
 
 import pytest
 
+import odds
 from odds.analysis.comparison_file import cell, load_comparison
 from odds.core.schema import Where
 from odds.errors import ScenarioError
@@ -156,3 +157,52 @@ def test_a_dotted_key_in_set_changes_that_key_alone(tmp_path):
     assert scenario.engagement["pursue"] is False
     assert scenario.engagement["defender_in_cover"] is True
     assert spec["variants"]["stay"].edits[0][2].path == 'variants[0] "stay": set."engagement.pursue"'
+
+
+@pytest.mark.parametrize("base,other,side,rule", [
+    ("wh40k3_assault_marines_vs_boyz", "wh40k3_death_company_vs_assault_terminators",
+     "attacker", "Litany of Hate"),
+    ("whfb8_knights_lance_charge", "whfb8_witch_elves_vs_swordsmen", "defender",
+     "Blessed by Sigmar"),
+    ("mordheim_captain_vs_night_runner", None, "attacker", "Lucky Blows"),
+], ids=["wh40k3", "whfb8", "mordheim"])
+def test_a_side_from_another_file_brings_the_special_rules_it_defines(tmp_path, base, other,
+                                                                       side, rule):
+    """A side taken from a scenario that defines its own special rules ([special_rules])
+    brings their definitions, as it brings its weapons: the cell plays that side as its own
+    file does (it failed with "unknown special rule")."""
+    if other is None:  # a file of one's own, with a house rule on the attacker
+        text = (SCENARIOS / "mordheim_captain_vs_skaven.toml").read_text()
+        text = text.replace('"helmet"]\n', f'"helmet"]\nrules = ["{rule}"]\n', 1)
+        path = tmp_path / "own.toml"
+        path.write_text(f'{text}\n[special_rules."{rule}"]\nstrength_bonus = 1\n')
+    else:
+        path = SCENARIOS / f"{other}.toml"
+    file = comparison(tmp_path, f'[[variants]]\nname = "theirs"\n{side}_from = "{path}"\n',
+                      base=SCENARIOS / f"{base}.toml")
+    loaded = load_comparison(file)
+    theirs = cell(loaded["base"], loaded["variants"]["theirs"], {}, Where(str(file), ""))
+    assert rule in theirs.special_rules
+    assert theirs.to_dict()[side] == odds.load(path).to_dict()[side]
+
+
+def test_a_side_from_a_file_that_picks_its_unit_from_its_own_pack(tmp_path):
+    """The other file names its side's unit from a pack beside it (packs = [...], relative to
+    that file, not to the comparison): the side comes whole, its stat lines included."""
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (theirs / "army.toml").write_text(
+        'ruleset = "wh40k3"\n[[units]]\nname = "Big Boyz"\nsource = "a house list"\n'
+        '[[units.models]]\nname = "Big Boy"\ncount = 12\n'
+        'profile = { WS = 4, S = 4, T = 4, W = 1, I = 2, A = 2, Ld = 7, Sv = 6 }\n'
+        'equipment = ["slugga", "choppa"]\n', encoding="utf-8")
+    text = BASE.read_text(encoding="utf-8")
+    start = text.index("[defender]")
+    end = text.index("\n[", text.index("[[defender.models]]") + 1)
+    other = theirs / "other.toml"
+    other.write_text(f'packs = ["army.toml"]\n{text[:start]}[defender]\nunit = "Big Boyz"\n'
+                     f'{text[end:]}', encoding="utf-8")
+    file = comparison(tmp_path, f'[[opponents]]\nname = "big"\ndefender_from = "{other}"\n')
+    loaded = load_comparison(file)
+    big = cell(loaded["base"], {}, loaded["opponents"]["big"], Where(str(file), ""))
+    assert [(g.name, g.count) for g in big.defender.models] == [("Big Boy", 12)]

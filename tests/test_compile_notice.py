@@ -1,4 +1,4 @@
-"""The first run of a ruleset compiles its kernel for up to a minute or two: odds says so on
+"""The first run of a ruleset compiles its kernel for up to a few minutes: odds says so on
 stderr (unless quiet) when no numba cache exists for it, and says nothing otherwise."""
 import importlib.util
 import itertools
@@ -10,8 +10,8 @@ import odds
 from odds.core import runner
 from odds.core.ruleset import Ruleset, _entry_dispatchers, needs_compiling
 
-NOTICE = ("odds: compiling the toy kernel, once (this can take a minute or two); later runs "
-          "load it from the cache\n")
+NOTICE = ("odds: compiling the toy kernel, once (half a minute to 4 CPU minutes, by ruleset); "
+          "later runs load it from the cache\n")
 COMPILED = '''
 from numba import njit
 
@@ -67,6 +67,15 @@ def test_the_threaded_kernel_is_found_behind_its_python_wrapper():
     assert [d.py_func.__name__ for d in _entry_dispatchers(module)] == ["play_trials"]
 
 
+@pytest.mark.parametrize("ruleset", ["blackpowder", "d10skirmish"])
+def test_a_rule_texts_exact_solver_is_found_behind_its_compiled_parts(ruleset):
+    """An exact solver on one rule text names its compiled parts as one tuple (COMPILED,
+    odds.core.walk.solver): they are what a first solve compiles, and the notice looks at."""
+    solver = odds.core.exact.module(odds.rulesets.get_ruleset(ruleset))
+    assert {d.py_func.__name__ for d in _entry_dispatchers(solver, entry="solve")} == {
+        "begin", "leaves", "rows", "fields", "clocks"}
+
+
 def _toy(compiling: bool, kernel: str = "odds.rulesets.blackpowder.kernel"):
     """A ruleset that plays nothing, with a real kernel module (one compiled variant)."""
     return SimpleNamespace(id="toy", extra_columns=(), needs_compiling=lambda plan=None: compiling,
@@ -100,5 +109,5 @@ def test_a_kernel_compiled_in_variants_names_the_variant(capsys, units, variant)
     runner.run(_toy(True, "odds.rulesets.wh40k3.kernel"), plan, 10, 1, notice=True)
     assert capsys.readouterr().err == (
         f"odds: compiling the toy kernel for {variant} (one of its variants, each compiled on "
-        "its first use), once (this can take a minute or two); later runs load it from the "
-        "cache\n")
+        "its first use), once (half a minute to 4 CPU minutes, by ruleset); later runs load it "
+        "from the cache\n")

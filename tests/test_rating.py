@@ -177,3 +177,19 @@ def test_bad_prior_and_unit_are_refused():
         rating.expected("C", "A")
     with pytest.raises(ValueError, match=r"unit must be a name or an index 0..1"):
         rating.expected(0, 2)
+
+
+def test_a_rating_prints_as_a_summary_and_a_table():
+    """In a REPL or a notebook a rating reads as the other results do: the summary line,
+    then the units best first with their Elo and interval; no raw arrays."""
+    rating = bradley_terry(exact_games(STRENGTH, THETA, 1000, every_ordered_pair(4)), NAMES,
+                           prior=0)
+    text = repr(rating)
+    lines = text.splitlines()
+    assert lines[0] == rating.summary() and "array(" not in text
+    assert lines[1].split() == ["unit", "elo", "elo_low", "elo_high"]
+    assert [line.split()[0] for line in lines[2:]] == ["Tactical", "Assault", "Ork", "Ork"]
+    assert lines[2].split()[-3] == f"{ELO * STRENGTH[0]:.0f}"
+    html = rating._repr_html_()
+    assert html.startswith("<p>rating: Bradley-Terry") and "<table" in html
+    assert all(name in html for name in NAMES)

@@ -8,7 +8,10 @@ import pytest
 from numba import njit
 
 from odds.core import cache, walk
-from odds.core.dice import ALIAS, CHANCE, KEPT, chance, law, new_path, next_path, pick
+from odds.core.binomial import cdf_tables
+from odds.core.dice import (ALIAS, CHANCE, KEPT, chance, law, new_path, next_path, pick,
+                            pick_binomial, pick_until, replaying)
+from odds.core.exact import binomial_pmf
 from odds.core.rng import seed_stream
 
 LAWS = [[0.2, 0.5, 0.3], [0.0, 0.25, 0.0, 0.75], [1.0], [0.1] * 10, [0.0, 1.0, 0.0]]
@@ -95,6 +98,107 @@ def test_replay_meets_every_way_a_stage_goes_once():
     }
     assert dict(zip(outcomes.tolist(), chances.tolist())) == pytest.approx(by_hand)
     assert len(outcomes) == len(by_hand) and reset == 1.0
+
+
+def _until_by_hand(n, p, w):
+    """pick_until's outcomes by brute force over every sequence of n dice."""
+    out = np.zeros(n + 1)
+    for mask in range(1 << n):
+        rolls = [(mask >> i) & 1 for i in range(n)]
+        chance_ = float(np.prod([p if r else 1 - p for r in rolls]))
+        won = 0
+        for i, r in enumerate(rolls):
+            won += r
+            if won == w:
+                out[i + 1] += chance_
+                break
+        else:
+            out[won] += chance_
+    return out
+
+
+@njit(cache=True)
+def _replay_counts(kind, cdf, offset, top, n, p, w):
+    """Every outcome of one pick_binomial (kind 0) or pick_until (kind 1) on the solver's
+    path, with its chance; and whether replaying() said so."""
+    path = new_path()
+    out = np.zeros(n + 1)
+    more = True
+    while more:
+        k = pick_binomial(path, cdf, offset, top, n, p) if kind == 0 else \
+            pick_until(path, n, p, w)
+        out[k] += chance(path)
+        more = next_path(path)
+    return out, replaying(path)
+
+
+@njit(cache=True)
+def _draw_counts(kind, cdf, offset, top, n, p, w, trials, seed):
+    st = np.empty(4, np.uint64)
+    seed_stream(st, seed, 0)
+    out = np.zeros(n + 1, np.int64)
+    for _ in range(trials):
+        k = pick_binomial(st, cdf, offset, top, n, p) if kind == 0 else \
+            pick_until(st, n, p, w)
+        out[k] += 1
+    return out, replaying(st)
+
+
+@pytest.mark.parametrize("n,p,w", [(7, 0.3, 2), (9, 1 / 6, 1), (6, 5 / 6, 3), (5, 1.0, 2),
+                                   (4, 0.5, 6)])
+def test_until_counts_dice_to_the_wth_success_exactly_and_drawn(n, p, w):
+    """pick_until against every sequence of n dice: the solver's path replays each outcome
+    with its exact chance, the kernel draws them within |z| < 4 of it (fixed seed)."""
+    expected = _until_by_hand(n, p, w)
+    replayed, solver = _replay_counts(1, np.zeros(1), 0, 0, n, p, w)
+    assert solver and np.allclose(replayed, expected, atol=1e-15)
+    drawn, solver = _draw_counts(1, np.zeros(1), 0, 0, n, p, w, 200_000, 3)
+    assert not solver
+    seen = expected > 0
+    z = (drawn - 200_000 * expected)[seen] / np.sqrt(200_000 * expected * (1 - expected))[seen]
+    assert drawn[~seen].sum() == 0 and np.abs(np.nan_to_num(z)).max() < 4
+
+
+@pytest.mark.parametrize("n", [0, 5, 12, 20])
+def test_binomial_pick_reads_the_table_row_or_the_recurrence(n):
+    """pick_binomial: each count with the table row's chance (n up to the table's top) or
+    the recurrence's (past it); the kernel's draws within |z| < 4."""
+    p = 0.4
+    cdf, offset, top = cdf_tables(np.array([p]), np.array([12]))
+    expected = binomial_pmf(n, p)
+    replayed, _ = _replay_counts(0, cdf, offset[0], top[0], n, p, 1)
+    assert np.allclose(replayed, expected, atol=1e-15)
+    drawn, _ = _draw_counts(0, cdf, offset[0], top[0], n, p, 1, 200_000, 5)
+    seen = expected > 1e-12
+    z = (drawn - 200_000 * expected)[seen] / np.sqrt(200_000 * expected * (1 - expected))[seen]
+    assert drawn[seen].sum() == 200_000 and np.abs(np.nan_to_num(z)).max() < 4
+
+
+def test_the_walk_lets_fights_behind_catch_up_so_equal_states_meet():
+    """A fight that steps 1 or 2 until it reaches 12 (tests/uneven_walk.py): with its clock
+    (how far it has come) the walk advances the fights behind first, so a position is met
+    once, as one state, and never more than four are live (without it a position is met once
+    for every number of stages that reaches it); the last step's law is exact (by hand, on
+    the positions), and the kernel draws it within |z| < 4."""
+    import uneven_walk as toy
+
+    step = law([0.3, 0.7])  # a step of 1 with 0.3, of 2 with 0.7
+    rows, weights, most = walk.solve(walk.solver(toy), toy, step, 4)
+    mass = np.zeros(toy.GOAL + 2)
+    mass[0] = 1.0
+    ended = np.zeros(2)
+    for at in range(toy.GOAL):
+        for last, p in enumerate((0.3, 0.7)):
+            if at + 1 + last >= toy.GOAL:
+                ended[last] += mass[at] * p
+            else:
+                mass[at + 1 + last] += mass[at] * p
+    got = np.bincount(rows[0], weights=weights, minlength=2)
+    assert most <= 4 and np.allclose(got, ended, atol=1e-15)
+    out = np.zeros((1, 100_000), np.int32)
+    walk.kernel(toy)(step, 11, 0, out, 0, 100_000)
+    z = (np.bincount(out[0], minlength=2) - 1e5 * ended) / np.sqrt(1e5 * ended * (1 - ended))
+    assert np.abs(z).max() < 4
 
 
 @pytest.mark.parametrize("rows", [

@@ -100,6 +100,8 @@ def _changes(entry: dict, ruleset: str, path: Path, where: s.Where, key: str) ->
         if other.ruleset != ruleset:
             raise at.error(f"{written} is a {other.ruleset} scenario but the base is {ruleset}")
         edits += [(f"weapons.{name}", w, at) for name, w in other.weapons.items()]
+        edits += [(f"special_rules.{name}", rule, at)
+                  for name, rule in other.special_rules.items()]
         edits.append((side, other.to_dict()[side], at))
     return Changes(tuple(edits) + _written(entry["set"], where, label).edits)
 

@@ -9,6 +9,7 @@ each side, the standard convention; Davidson's tie model is not used.
 """
 from __future__ import annotations
 
+import html
 import math
 from collections import deque
 from dataclasses import dataclass, field
@@ -108,6 +109,17 @@ class Rating:
                 "charge_advantage_ci95": [self.charge_low, self.charge_high] if known else None,
                 "charge_note": self.charge_note, "max_residual": self.max_residual,
                 "prior": self.prior}
+
+    def __repr__(self) -> str:
+        """The summary line and the units best first, as printed in a REPL."""
+        table = self.to_frame()[["unit", "elo", "elo_low", "elo_high"]].to_string(
+            index=False, float_format=lambda x: f"{x:.0f}")
+        return f"{self.summary()}\n{table}"
+
+    def _repr_html_(self) -> str:
+        """The same in a notebook: the summary and the table."""
+        return (f"<p>{html.escape(self.summary())}</p>"
+                + self.to_frame().to_html(index=False, float_format=lambda x: f"{x:.3g}"))
 
     def summary(self) -> str:
         """One line on the charge advantage and the fit, for printed reports."""

@@ -14,6 +14,11 @@ what ``pick`` does, when numba compiles the call (no run-time branch):
 
 A law is a (3, m) float array: row ``CHANCE`` the outcomes' probabilities (index 0 .. m - 1,
 zeros allowed: the solver skips them), rows ``KEPT`` and ``ALIAS`` the alias table.
+
+Two counts whose laws would be too many to tabulate (one per number of dice) have picks of
+their own, read the same two ways: :func:`pick_binomial` (how many of n dice succeed, from a
+row of :mod:`odds.core.binomial`'s tables) and :func:`pick_until` (how many of n dice are
+rolled until the w-th success).
 """
 from __future__ import annotations
 
@@ -21,6 +26,8 @@ import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
+from odds.core.binomial import draw
+from odds.core.exact import binomial_pmf
 from odds.core.rng import uniform
 
 KEPT, ALIAS, CHANCE = 0, 1, 2  # the rows of a law
@@ -113,31 +120,130 @@ def _draw(dice, law):
 
 
 def _replay(dice, law):
-    return _replayed(dice, law)
+    return _replayed(dice, law[CHANCE])
 
 
 @njit(cache=True)
-def _replayed(dice, law):
+def _replayed(dice, chances):
+    """The path's outcome of its next pick among ``chances`` (zeros skipped)."""
     at = int(dice[_AT])
     if at >= MOST_PICKS:
         raise ValueError("a stage of the rule text picks more than MOST_PICKS times")
     if at < dice[_DEPTH]:
         j = int(dice[_PATH + at])
-        while law[CHANCE, j] == 0.0:  # the path was advanced past the law's last outcome
+        while chances[j] == 0.0:  # the path was advanced past the law's last outcome
             j += 1
     else:  # a new pick on this path: its first possible outcome, and where they end
         j = 0
-        while law[CHANCE, j] == 0.0:
+        while chances[j] == 0.0:
             j += 1
-        end = law.shape[1]
-        while law[CHANCE, end - 1] == 0.0:
+        end = len(chances)
+        while chances[end - 1] == 0.0:
             end -= 1
         dice[_ENDS + at] = end
         dice[_DEPTH] = at + 1
     dice[_PATH + at] = j
-    dice[0] *= law[CHANCE, j]
+    dice[0] *= chances[j]
     dice[_AT] = at + 1
     return j
+
+
+def replaying(dice):
+    """Whether ``dice`` is the exact solver's path (decided when numba compiles the call): a
+    stage of the rule text then stops after one pick, so that the solver merges equal states
+    between picks, where the kernel plays on."""
+    raise TypeError("replaying is called from numba-compiled rule text only")
+
+
+@overload(replaying, inline="always")
+def _replaying(dice):
+    if isinstance(dice, types.Array) and dice.dtype == types.uint64:
+        return lambda dice: False
+    return lambda dice: True
+
+
+def pick_binomial(dice, cdf, offset, top, n, p):
+    """How many of ``n`` dice succeed, each with chance ``p``: the row n of the table
+    (``cdf``, ``offset``, ``top``) of :func:`odds.core.binomial.cdf_tables`, drawn with one
+    uniform (kernel) or replayed (solver); past ``top`` one uniform a die, or the recurrence."""
+    raise TypeError("pick_binomial is called from numba-compiled rule text only")
+
+
+@overload(pick_binomial, inline="always")
+def _pick_binomial(dice, cdf, offset, top, n, p):
+    if isinstance(dice, types.Array) and dice.dtype == types.uint64:
+        return _draw_binomial
+    return _replay_binomial
+
+
+def _draw_binomial(dice, cdf, offset, top, n, p):
+    return draw(dice, cdf, offset, top, n, p)
+
+
+def _replay_binomial(dice, cdf, offset, top, n, p):
+    return _replayed(dice, _binomial_chances(cdf, offset, top, n, p))
+
+
+@njit(cache=True)
+def _binomial_chances(cdf, offset, top, n, p):
+    """P(k of n succeed), k = 0 .. n: the table's row, or past it the same recurrence."""
+    if n <= top:
+        out = np.empty(n + 1)
+        row = offset + ((n * (n + 1)) >> 1)
+        before = 0.0
+        for k in range(n + 1):
+            out[k] = cdf[row + k] - before
+            before = cdf[row + k]
+        return out
+    return binomial_pmf(n, p)
+
+
+def pick_until(dice, n, p, w):
+    """Up to ``n`` dice rolled one at a time, each a success with chance ``p``, until the
+    w-th success (w >= 1): the dice rolled when it comes (w .. n), or, when it never
+    does, the successes (0 .. w - 1). One uniform a die (kernel), or replayed (solver)."""
+    raise TypeError("pick_until is called from numba-compiled rule text only")
+
+
+@overload(pick_until, inline="always")
+def _pick_until(dice, n, p, w):
+    if isinstance(dice, types.Array) and dice.dtype == types.uint64:
+        return _draw_until
+    return _replay_until
+
+
+def _draw_until(dice, n, p, w):
+    won = 0
+    for rolled in range(1, n + 1):
+        won += uniform(dice) < p
+        if won == w:
+            return rolled
+    return won
+
+
+def _replay_until(dice, n, p, w):
+    return _replayed(dice, _until_chances(n, p, w))
+
+
+@njit(cache=True)
+def _until_chances(n, p, w):
+    """The chances of :func:`pick_until`'s outcomes 0 .. n: fewer than w successes in n
+    dice (binomial), or the w-th success on die m (negative binomial)."""
+    out = np.zeros(n + 1)
+    for k in range(min(w, n + 1)):
+        out[k] = _ways(n, k) * p ** k * (1.0 - p) ** (n - k)
+    for m in range(w, n + 1):
+        out[m] = _ways(m - 1, w - 1) * p ** w * (1.0 - p) ** (m - w)
+    return out
+
+
+@njit(cache=True, inline="always")
+def _ways(n, k):
+    """n choose k, as a float."""
+    out = 1.0
+    for i in range(min(k, n - k)):
+        out = out * (n - i) / (i + 1)
+    return out
 
 
 @njit(cache=True)

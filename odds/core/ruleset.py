@@ -82,7 +82,8 @@ def needs_compiling(module, plan=None, entry: str = "play_chunk") -> bool:
 
     The entry functions are the entry itself when it is compiled, else the one that
     ``module.entry(plan)`` names for this plan (a kernel compiled in variants), else the
-    compiled functions a plain-Python entry calls (e.g. one per thread)."""
+    compiled functions a plain-Python entry calls (e.g. one per thread), or a tuple of them it
+    names (an exact solver's ``COMPILED`` parts, :func:`odds.core.walk.solver`)."""
     return any(not d.overloads and not _cached(d)
                for d in _entry_dispatchers(module, plan, entry))
 
@@ -100,8 +101,9 @@ def _entry_dispatchers(module, plan=None, entry: str = "play_chunk") -> list:
         code = codes.pop()
         names.update(code.co_names)
         codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
-    return [d for name in sorted(names)
-            if isinstance(d := getattr(module, name, None), Dispatcher)]
+    found = [getattr(module, name, None) for name in sorted(names)]
+    found += [d for t in found if isinstance(t, tuple) for d in t]  # a rule text's COMPILED
+    return [d for d in found if isinstance(d, Dispatcher)]
 
 
 def _cached(dispatcher) -> bool:

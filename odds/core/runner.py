@@ -17,6 +17,7 @@ from odds.core.tally import Tally
 CHUNK = 1 << 18  # trials per kernel call: 2**18 rows of int32 columns, about 7 MB
 MOST_KEPT_BYTES = 2 * 10**9  # keep_fights refuses a per-fight record larger than this
 KEEP_FIGHTS = s.ARGUMENTS / "keep_fights"
+COMPILING = "half a minute to 4 CPU minutes, by ruleset"  # benchmarks/cold_start.py
 
 
 def set_threads(threads: int | None) -> None:
@@ -73,8 +74,8 @@ def run(ruleset, plan, trials: int, seed: int, *, columns: tuple[str, ...] | Non
     if record is None and keep_fights:
         record = new_record(ruleset, trials, columns=columns)
     if notice and trials and ruleset.needs_compiling(plan):
-        print(f"odds: compiling {_kernel(ruleset, plan)}, once (this can take a minute or "
-              "two); later runs load it from the cache", file=sys.stderr, flush=True)
+        print(f"odds: compiling {_kernel(ruleset, plan)}, once ({COMPILING}); later runs "
+              "load it from the cache", file=sys.stderr, flush=True)
     bar = progress_bar(trials, progress)
     done = 0
     while done < trials:

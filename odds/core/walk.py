@@ -5,7 +5,11 @@ A rule text (a ruleset's ``fight.py``) keeps a fight's **state** as one int64 ve
 ``FIELDS`` fields, ``OVER`` (field 0) 0 while the fight goes on; ``begin(plan, state)`` sets
 the state before the fight, ``stage(plan, dice, state)`` plays the next stage (the charge, a
 round, an exchange) in place, asking ``odds.core.dice.pick`` for every chance, and
-``row(plan, state, out, t)`` writes an ended fight's ``COLUMNS`` outcome columns.
+``row(plan, state, out, t)`` writes an ended fight's ``COLUMNS`` outcome columns. A rule
+text whose state or row grows with the scenario (e.g. its model groups) defines compiled
+``fields(plan)`` and ``columns(plan)`` instead of the two constants; one whose stages take
+fights unevenly far (one pick a stage, however many a round needs) defines ``clock(plan,
+state)``, how far a fight has come, never less after a stage (see :func:`solve`).
 :func:`kernel` compiles the loop that samples it, :func:`solver` the parts :func:`solve`
 walks exactly. They are compiled per rule text from closures (numba caches them, keyed on
 the rule text, see :mod:`odds.core.cache`): no ruleset writes a loop of its own.
@@ -27,36 +31,67 @@ OVER = 0    # state field: 0 while the fight goes on
 BLOCK = 256  # fewest trials worth a thread of their own
 
 
+def _sized(fight):
+    """``fight`` with compiled ``fields(plan)`` and ``columns(plan)``: its own, or made here
+    from its ``FIELDS`` and ``COLUMNS`` (the same for every plan)."""
+    for name, constant in (("fields", "FIELDS"), ("columns", "COLUMNS")):
+        if not hasattr(fight, name):
+            setattr(fight, name, _constant(getattr(fight, constant)))
+    if not hasattr(fight, "clock"):
+        fight.clock = _evenly
+    return fight
+
+
+@njit(cache=True, inline="always")
+def _evenly(plan, state):
+    """The clock of a rule text whose every stage takes every fight equally far."""
+    return 0
+
+
+def _constant(n):
+    @njit(inline="always")
+    def size(plan):
+        return n
+    return size
+
+
 def kernel(fight):
     """The compiled loop that plays a rule text's fights: ``play_trials(plan, seed,
     first_trial, out, start, stop)`` plays trials start .. stop - 1 into out[:, start:stop],
     GIL-free (one thread's share, :func:`play_in_threads`)."""
+    fight = _sized(fight)
+
     @njit(cache=True, nogil=True)
     def play_trials(plan, seed, first_trial, out, start, stop):
         plan = unowned(plan)
-        st = np.empty(4, np.uint64)
-        state = np.empty(fight.FIELDS, np.int64)
+        stream = np.empty(4, np.uint64)
+        vector = np.empty(fight.fields(plan), np.int64)
+        st, state = unowned((stream, vector))  # kept alive below: no counting in the loop
         for t in range(start, stop):
             seed_stream(st, seed, first_trial + t)
             fight.begin(plan, state)
             while not state[OVER]:
                 fight.stage(plan, st, state)
             fight.row(plan, state, out, t)
+        stream[0] = vector[0]
 
     return play_trials
 
 
 def solver(fight):
     """The compiled parts of a rule text's exact solver, for :func:`solve`: ``begin(plan,
-    state)``; ``leaves(plan, states)`` -> (states, chances, parents), every way the next
-    stage goes from each state, each once (``odds.core.dice`` paths); ``rows(plan, states)``
-    -> the outcome record of ended states."""
+    state)``; ``leaves(plan, states, now)`` -> (states, chances, parents), every way the next
+    stage goes from each state, each once (``odds.core.dice`` paths), the states not ``now``
+    kept as they are; ``rows(plan, states)`` -> the outcome record of ended states;
+    ``fields(plan)``, the state's width; ``clocks(plan, states)``, each state's clock."""
+    fight = _sized(fight)
+
     @njit(cache=True)
     def begin(plan, state):
         fight.begin(plan, state)
 
     @njit(cache=True)
-    def leaves(plan, states):
+    def leaves(plan, states, now):
         plan = unowned(plan)
         out = np.empty((16, states.shape[1]), np.int64)
         p = np.empty(16)
@@ -64,7 +99,13 @@ def solver(fight):
         n = 0
         path = new_path()
         for i in range(len(states)):
-            more = True
+            more = bool(now[i])
+            if not more:  # behind the others: waits, so that equal states meet
+                out, p, parent = room(out, p, parent, n)
+                out[n] = states[i]
+                p[n] = 1.0
+                parent[n] = i
+                n += 1
             while more:
                 out, p, parent = room(out, p, parent, n)
                 out[n] = states[i]
@@ -78,12 +119,24 @@ def solver(fight):
     @njit(cache=True)
     def rows(plan, states):
         plan = unowned(plan)
-        out = np.zeros((fight.COLUMNS, len(states)), np.int32)
+        out = np.zeros((fight.columns(plan), len(states)), np.int32)
         for t in range(len(states)):
             fight.row(plan, states[t], out, t)
         return out
 
-    return begin, leaves, rows
+    @njit(cache=True)
+    def fields(plan):
+        return fight.fields(plan)
+
+    @njit(cache=True)
+    def clocks(plan, states):
+        plan = unowned(plan)
+        out = np.empty(len(states), np.int64)
+        for i in range(len(states)):
+            out[i] = fight.clock(plan, states[i])
+        return out
+
+    return begin, leaves, rows, fields, clocks
 
 
 def solve(compiled, fight, plan, max_states: int):
@@ -101,10 +154,14 @@ def solve(compiled, fight, plan, max_states: int):
     contract asks (:mod:`odds.core.exact`: each column's distribution, per winner): the rows
     of an ended core pair its tallies' values by quantile (:func:`_pairs`). A rule text
     without tallies walks one track of zeros. The live states counted against
-    ``max_states`` are the entries of the largest track (a core and one tally's value)."""
-    begin, leaves, rows = compiled
+    ``max_states`` are the entries of the largest track (a core and one tally's value).
+
+    Each stage advances only the cores whose ``fight.clock`` is least, the others wait: when
+    stages take fights unevenly far, equal states still meet, at the same stage, and are
+    merged."""
+    begin, leaves, rows, fields, clocks = compiled
     tallies = np.asarray(fight.TALLIES, np.int64)
-    start = np.empty(fight.FIELDS, np.int64)
+    start = np.empty(fields(plan), np.int64)
     begin(plan, start)
     values = start[tallies] if len(tallies) else np.zeros(1, np.int64)
     start[tallies] = 0
@@ -113,7 +170,8 @@ def solve(compiled, fight, plan, max_states: int):
     track, owner, mass = np.arange(k), np.zeros(k, np.int64), np.ones(k)
     over_cores, over_entries, most, stage, n_over = [], [], 1, 0, 0
     while len(cores):
-        states, p, parent = leaves(plan, cores)
+        clock = clocks(plan, cores)
+        states, p, parent = leaves(plan, cores, clock == clock.min())
         ended, cores, reached, entries = _advance(states, p, parent, tallies, track, owner,
                                                   values, mass)
         if len(ended):  # ended cores numbered after those of earlier stages
@@ -418,6 +476,14 @@ def _counted(rows, keys, room):
             seen[inverse[i]] = True
             first[inverse[i]] = i
     return rows[first[:count]], inverse
+
+
+@njit(cache=True, inline="always")
+def clear(state):
+    """Every field of ``state`` to 0 (a rule text's ``begin``): a plain loop, which numba
+    compiles to a few stores where ``state[:] = 0`` goes through its general slice code."""
+    for i in range(len(state)):
+        state[i] = 0
 
 
 @njit(cache=True, inline="always")

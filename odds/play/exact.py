@@ -49,8 +49,9 @@ def solve_all(scenarios: list, method: str, max_states: int | None,
 def _announce(ruleset, plan) -> None:
     solver = exact.module(ruleset)
     if needs_compiling(solver, plan, entry="solve"):
-        print(f"odds: compiling the {ruleset.id} exact solver, once (this can take a minute); "
-              "later runs load it from the cache", file=sys.stderr, flush=True)
+        print(f"odds: compiling the {ruleset.id} exact solver, once (half a minute to 3 CPU "
+              "minutes, by ruleset); later runs load it from the cache", file=sys.stderr,
+              flush=True)
 
 
 @dataclass

@@ -10,6 +10,7 @@ from numba import njit
 from odds.core.dice import laws, pick
 from odds.core.outcome import ATTACKER, COLUMNS as SHARED, DEFENDER, DESTROYED, MUTUAL, NONE, \
     UNRESOLVED
+from odds.core.walk import clear
 
 from duel.rules import SIDES, hit_score, weapons
 
@@ -42,7 +43,7 @@ def compile_plan(scenario) -> Plan:
 
 @njit(cache=True, inline="always")
 def begin(plan, state):
-    state[:] = 0
+    clear(state)
     state[WINNER] = NONE
     state[END] = UNRESOLVED
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from odds.core import walk
 from odds.rulesets.blackpowder import fight
 
-COMPILED = _begin, _leaves, _rows = walk.solver(fight)
+COMPILED = walk.solver(fight)
 
 
 def covers(scenario) -> str | None:

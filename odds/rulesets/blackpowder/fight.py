@@ -29,6 +29,7 @@ from odds.core.outcome import (
     NONE,
     UNRESOLVED,
 )
+from odds.core.walk import clear
 
 FIGHT, EVADED, EVADER_DESTROYED, HALTED = 0, 1, 2, 3  # how the charge goes in (R4-4, §5.4)
 HOLD, RETIRE, BREAK = 0, 1, 2                        # break-test results (§5.5)
@@ -126,7 +127,7 @@ def _hedgehog(order):
 @njit(cache=True, inline="always")
 def begin(plan, state):
     """The state before the charge."""
-    state[:] = 0
+    clear(state)
     state[WINNER] = NONE
     state[END] = UNRESOLVED
     for s in range(2):

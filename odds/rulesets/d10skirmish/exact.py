@@ -7,7 +7,7 @@ from odds.core import walk
 from odds.core.exact import check_states
 from odds.rulesets.d10skirmish import fight
 
-COMPILED = _begin, _leaves, _rows = walk.solver(fight)
+COMPILED = walk.solver(fight)
 
 
 def covers(scenario) -> str | None:

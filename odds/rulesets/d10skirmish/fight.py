@@ -26,6 +26,7 @@ from numba import njit
 from odds.core.dice import law, laws, pick
 from odds.core.exact import TooManyStates, binomial_pmf, check_states
 from odds.core.outcome import ATTACKER, DEFENDER, DESTROYED, FLED, MUTUAL, NONE, UNRESOLVED
+from odds.core.walk import clear
 from odds.rulesets.d10skirmish.exchange import SHIFT, _landed, resolve
 from odds.rulesets.d10skirmish.rules import CHARGE_AP
 
@@ -353,7 +354,7 @@ def _kind(plan, x: Exchange) -> tuple[int, int, int]:
 @njit(cache=True, inline="always")
 def begin(plan, state):
     """The state before the opening."""
-    state[:] = 0
+    clear(state)
     state[WINNER] = NONE
     state[END] = UNRESOLVED
 
