@@ -12,9 +12,10 @@ from odds.analysis.sweep import Sweep, sweep
 from odds.api import simulate
 from odds.errors import ScenarioError
 from odds.explorer import explore
+from odds.lists import Imported, import_list
 from odds.scenario import ModelGroup, Scenario, Side, from_dict, load
 from odds.version import __version__  # noqa: F401 (odds.__version__)
 
-__all__ = ["simulate", "compare", "sweep", "roster", "explore", "Result", "Comparison", "Sweep",
-           "RoundRobin", "Roster", "load", "from_dict", "Scenario", "Side", "ModelGroup",
+__all__ = ["simulate", "compare", "sweep", "roster", "import_list", "explore", "Result",
+           "Comparison", "Sweep", "RoundRobin", "Roster", "Imported", "load", "from_dict", "Scenario", "Side", "ModelGroup",
            "ScenarioError"]

@@ -6,6 +6,7 @@ import argparse
 import errno
 import os
 import re
+import shlex
 import sys
 from pathlib import Path
 
@@ -117,16 +118,25 @@ def _parser() -> argparse.ArgumentParser:
                      help="also play each pair with THEIRS charging")
     rst.add_argument("--baseline", metavar="UNIT",
                      help="MINE's unit the others are paired with (default: the first)")
+    _list_options(rst)
     _common(rst, metric=True)
 
-    val = sub.add_parser("validate", help="check scenario, comparison, roster or pack files "
-                                          "without playing")
-    val.add_argument("files", nargs="+", metavar="FILE",
-                     help="scenario, comparison, roster or pack TOML files")
+    imp = sub.add_parser("import", help="read an army list exported from BattleScribe or New "
+                                        "Recruit (.ros, .rosz) into an odds roster")
+    imp.add_argument("army_list", metavar="LIST", help="the exported list: .ros or .rosz")
+    imp.add_argument("-o", "--output", metavar="FILE",
+                     help="write the roster TOML here (default: standard output)")
+    _list_options(imp)
 
-    ex = sub.add_parser("examples", help="list the bundled example scenarios, comparisons and "
-                                         "rosters")
-    ex.add_argument("--kind", choices=("scenario", "comparison", "roster"),
+    val = sub.add_parser("validate", help="check scenario, comparison, roster or pack files "
+                                          "(or exported army lists) without playing")
+    val.add_argument("files", nargs="+", metavar="FILE",
+                     help="scenario, comparison, roster or pack TOML files, or .ros/.rosz "
+                          "army lists")
+
+    ex = sub.add_parser("examples", help="list the bundled example scenarios, comparisons, "
+                                         "rosters and army lists")
+    ex.add_argument("--kind", choices=("scenario", "comparison", "roster", "army-list"),
                     help="only files of this kind")
     ex.add_argument("--paths", action="store_true",
                     help="bare paths, one a line (for shell loops)")
@@ -146,6 +156,15 @@ def _parser() -> argparse.ArgumentParser:
     uni.add_argument("--pack", action="append", default=[], metavar="FILE",
                      help="a pack of your own, listed before the bundled one (repeatable)")
     return parser
+
+
+def _list_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--map", metavar="FILE",
+                   help="your own names for an exported list's entries, on top of odds' "
+                        "(TOML with the keys of odds' army_lists.toml)")
+    p.add_argument("--skip-unknown", action="store_true",
+                   help="drop the entries odds cannot play (each is listed) instead of "
+                        "failing")
 
 
 def _common(p: argparse.ArgumentParser, metric: bool = False) -> None:
@@ -322,7 +341,8 @@ def _inputs(args, load):
 def _outputs(args) -> list[tuple[str, str]]:
     """The files the command writes, by option (``-`` is standard output, not a file)."""
     return [(option, path) for option, path in (("--csv", getattr(args, "csv", None)),
-                                                ("--plot", getattr(args, "plot", None)))
+                                                ("--plot", getattr(args, "plot", None)),
+                                                ("--output", getattr(args, "output", None)))
             if path is not None and path != "-"]
 
 
@@ -507,11 +527,27 @@ def _roster(args) -> int:
     from odds.analysis.roster_file import as_roster
     from odds.core.schema import Where
 
+    from odds.lists import is_army_list
+
+    lists = [p for p in (args.mine, args.theirs) if p is not None and is_army_list(p)]
     for path in filter(None, (args.mine, args.theirs)):
-        _check_kind(path, "roster", "roster")
+        if path not in lists:
+            _check_kind(path, "roster", "roster")
+    if not lists and (args.map or args.skip_unknown):
+        raise UsageError("--map and --skip-unknown read exported army lists (.ros, .rosz): "
+                         "neither roster is one")
     options = _run_options(args)
-    mine, theirs = _inputs(args, lambda: (as_roster(args.mine), None if args.theirs is None
-                                          else as_roster(args.theirs)))
+
+    read_once: dict = {}  # a list played against itself is read (and reported) once
+
+    def read(path):
+        if path is None or path not in lists:
+            return None if path is None else as_roster(path)
+        if path not in read_once:
+            read_once[path] = _imported(path, args).roster
+        return read_once[path]
+
+    mine, theirs = _inputs(args, lambda: (read(args.mine), read(args.theirs)))
     grid, labels = cells(mine, theirs, args.both_ways, args.baseline,
                          named=lambda name: Where("--" + name.replace("_", "-"), ""))
     metric = _metric(args, next(iter(grid.values())), paired=True)
@@ -524,6 +560,42 @@ def _roster(args) -> int:
         return round_robin_figure(robin, metric)
 
     return _emit(args, robin, figure)
+
+
+def _import(args) -> int:
+    from odds.lists import is_army_list
+
+    if not is_army_list(args.army_list):
+        raise UsageError(f"LIST: {args.army_list!r} is not an exported army list: give a "
+                         ".ros or .rosz file (BattleScribe or New Recruit's roster export)")
+    out = None if args.output in (None, "-") else Path(args.output)
+    if out is not None:
+        _check_writable("--output", out)
+        if out.suffix.lower() in (".ros", ".rosz"):
+            raise UsageError(f"--output: {args.output!r} would be an army list; the roster "
+                             "odds writes is TOML: name a .toml file")
+    imported = _inputs(args, lambda: _imported(args.army_list, args, brief=False))
+    text = imported.toml()
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        _write("--output", str(out), lambda path: Path(path).write_text(text, "utf-8"))
+        print(f"wrote {out} ({len(imported.units)} units): play it with `odds roster {out}`",
+              file=sys.stderr)
+    return 0
+
+
+def _imported(path: str, args, brief: bool = True):
+    """An exported list read with the command's --map and --skip-unknown; its report on
+    stderr (in full for `odds import`, counted for `odds roster`)."""
+    from odds.lists import import_list
+    from odds.lists.report import said
+
+    imported = import_list(path, map=args.map, skip_unknown=args.skip_unknown)
+    again = shlex.join(["odds", "import", path] + (["--map", args.map] if args.map else [])
+                       + (["--skip-unknown"] if args.skip_unknown else []))
+    print(said(imported, again if brief else None), file=sys.stderr)
+    return imported
 
 
 def _values(text: str) -> list:
@@ -608,7 +680,14 @@ def _validate(args) -> int:
     from odds.analysis.report import count
     from odds.scenario import load
 
+    from odds.lists import import_list, is_army_list
+
     for path in args.files:
+        if is_army_list(path):
+            imported = import_list(path)
+            print(f"{path}: ok (army list, {imported.roster.ruleset}, {imported.roster.name!r}, "
+                  f"{count(len(imported.units), 'unit')})")
+            continue
         kind = file_kind(path)
         if kind == "roster":
             from odds.analysis.roster_file import as_roster
@@ -649,6 +728,11 @@ def _examples(args) -> int:
                 data = read_toml(path.parent / data["base"])
             if args.kind in (None, kind):
                 rows.append([kind, data["ruleset"], title, str(path)])
+    if args.kind in (None, "army-list"):
+        from odds.lists import bundled_lists
+
+        rows += [["army-list", ruleset, title, str(path)] for path, ruleset, title in
+                 bundled_lists()]
     if args.paths:
         print("\n".join(path for *_, path in rows))
     else:
@@ -696,4 +780,4 @@ def _weapons(args) -> int:
 
 COMMANDS = {"simulate": _simulate, "compare": _compare, "sweep": _sweep, "validate": _validate,
             "examples": _examples, "rulesets": _rulesets, "weapons": _weapons,
-            "roster": _roster, "units": _units}
+            "roster": _roster, "units": _units, "import": _import}

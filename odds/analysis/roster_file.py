@@ -60,8 +60,9 @@ def as_roster(value, what: str = "roster") -> Roster:
         return from_dict(read_toml(value), str(value))
     if isinstance(value, dict):
         return from_dict(value)
-    raise TypeError(f"{what} must be a roster: the path of a roster TOML file, a dict of "
-                    f"roster data or an odds Roster, got {type(value).__name__}")
+    raise TypeError(f"{what} must be a roster: the path of a roster TOML file or of an "
+                    f"exported army list (.ros, .rosz), a dict of roster data or an odds "
+                    f"Roster, got {type(value).__name__}")
 
 
 def from_dict(data: dict, source: str = "<python>") -> Roster:

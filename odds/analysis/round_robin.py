@@ -266,7 +266,8 @@ def roster(mine, theirs=None, *, both_ways: bool = False, baseline: str | None =
            max_states: int | None = None) -> RoundRobin:
     """Play every unit of ``mine`` against every unit of ``theirs`` (default: ``mine``
     itself, every ordered pair), MINE charging; ``both_ways`` adds the cells with THEIRS
-    charging. ``mine`` and ``theirs`` are roster files, dicts of roster data or
+    charging. ``mine`` and ``theirs`` are roster files, exported army lists (``.ros``,
+    ``.rosz``: read strictly, see :func:`odds.import_list`), dicts of roster data or
     :class:`~odds.analysis.roster_file.Roster` objects. ``trials`` and ``seed`` override
     MINE's ``[simulation]``; ``precision``, ``max_trials`` and ``threads`` work per cell as
     in :func:`odds.simulate`; ``baseline`` names the unit of MINE the others are paired with
@@ -281,13 +282,21 @@ def roster(mine, theirs=None, *, both_ways: bool = False, baseline: str | None =
     s.boolean(both_ways, s.Where("odds.roster", "both_ways"))
     if baseline is not None and not isinstance(baseline, str):
         raise TypeError(f"baseline must be the name of one of MINE's units, got {baseline!r}")
-    mine = as_roster(mine, "mine")
-    other = None if theirs is None else as_roster(theirs, "theirs")
+    mine = _roster(mine, "mine")
+    other = None if theirs is None else _roster(theirs, "theirs")
     grid, labels = cells(mine, other, both_ways, baseline)
     return play_cells(mine, other, both_ways, grid, labels, baseline, trials=trials, seed=seed,
                       threads=threads, precision=precision, max_trials=max_trials,
                       progress=progress, quiet=quiet, client=client, method=method,
                       max_states=max_states)
+
+
+def _roster(value, what: str) -> Roster:
+    """A roster from anything :func:`as_roster` takes, or an exported army list's path (read
+    strictly: a list with entries odds cannot play is an error naming them)."""
+    from odds.lists import import_list, is_army_list
+
+    return import_list(value).roster if is_army_list(value) else as_roster(value, what)
 
 
 def play_cells(mine: Roster, theirs: Roster | None, both_ways: bool, grid: dict, labels: dict,

@@ -1,0 +1,550 @@
+"""An exported army list read into odds units, with a report of everything not played.
+
+Each top-level selection of a force is one unit; its model selections are its model groups
+(a sergeant or champion is a group of its own). What each game writes differently (profile
+and characteristic names, how saves, strength and ranges are written, which names are
+characters, champions and command) is the :class:`~odds.lists.mapping.Mapping`; this module
+only follows it. Nothing is guessed silently: an entry that cannot be played is a problem
+(the import fails unless ``skip_unknown``), an entry that plays no part in melee is said to
+be left out, and every reading taken is a note.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from odds.lists.mapping import Mapping
+from odds.lists.tree import Profile, Selection
+
+STRENGTH = re.compile(  # "As User", "User x2", "User +2", "'+1", "As user (+2)", "S+1", "x 2"
+    r"^'?\s*(?:as\s+)?(?:user|u|s)?\s*\(?\s*(?:(?P<mult>[x×*]\s*\d+)|(?P<bonus>[+-]\s*\d+))?"
+    r"\s*\)?$", re.IGNORECASE)
+SAVE = re.compile(r"^(\d)\+?$")
+EMPTY = ("", "-", "–", "—")
+
+
+@dataclass
+class Report:
+    """What the import could not play (``problems``), left out as no part of a melee
+    (``left_out``) and the readings it took (``notes``): one line each, naming the entry."""
+
+    problems: list[str] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Unit:
+    table: dict                   # the odds unit table (name, models, unit keys)
+    path: str                     # the list entry it came from
+    points: float | None          # its cost in the list, if the list gives one
+    character: bool = False       # a unit of one character (joinable with [join])
+
+
+class Reader:
+    """Reads one list's selections with one mapping; collects units, weapons and the report."""
+
+    def __init__(self, rules: Mapping, equipment: set[str], special_rules: dict[str, str]):
+        self.m = rules
+        self.equipment = equipment            # odds' equipment names, as written
+        self.special_rules = special_rules    # casefolded -> odds' name
+        self.weapons: dict[str, dict] = {}    # weapons read from their profiles
+        self.defaults_said: set[str] = set()
+        self.report = Report()
+
+    # -- units ---------------------------------------------------------------------------
+    def unit(self, top: Selection) -> Unit | None:
+        where = top.path
+        for sel in top.walk():
+            for p in sel.profiles:
+                reason = self.m.cannot_play.get(p.kind.casefold())
+                if reason:
+                    self.problem(where, f"{reason} (profile {p.kind!r}): odds cannot play it")
+                    return None
+        models = self._model_selections(top)
+        if not models:
+            if not self._model_profiles(top):
+                self.report.left_out.append(f"{where}: no model in it (plays nothing in melee)")
+                return None
+            models = [top]
+        unit_items = [] if top in models else [
+            c for c in top.children + self._profile_items(top)
+            if c not in models and not self._holds(c, models)]
+        groups = []
+        for sel in models:
+            group = self._group(top, sel, models)
+            if group is None:
+                return None
+            groups.append(group)
+        table = {"name": top.custom_name or top.name}
+        for key, value in self.m.unit_defaults.items():
+            table[key] = value
+            if key not in self.defaults_said:
+                self.defaults_said.add(key)
+                self.report.notes.append(f"every unit: {key} = {value!r} (the list does not "
+                                         "say; change it in the roster)")
+        champions, flagged = [], []
+        for item in unit_items:
+            flag = self.m.unit_flags.get(item.name.casefold())
+            if self._is_champion(item) and self._stat_profile(item):
+                champions.append(item)
+            elif flag:
+                table[flag] = True
+                flagged.append(item)
+        for sel in champions:
+            group = self._group(top, sel, models + champions, champion=True)
+            if group is None:
+                return None
+            if self.m.command_in_count and groups[0]["count"] > 1:
+                groups[0]["count"] -= 1
+            groups.append(group)
+        rest = [c for c in unit_items if c not in champions and c not in flagged]
+        if not self._unit_items(rest, groups):
+            return None
+        for group in groups:
+            self._hands(group, f"{where} > {group['name']}" if group["name"] != top.name
+                        else where)
+        _distinct_groups(groups)
+        unit_rules = self._rules(top, top.rules)
+        if unit_rules is None:
+            return None
+        for group in groups:
+            group["rules"] = list(dict.fromkeys(unit_rules + group.get("rules", [])))
+            if not group["rules"]:
+                del group["rules"]
+        self._points(top, groups)
+        character = (len(groups) == 1 and groups[0]["count"] == 1
+                     and self._is_character(top, groups[0]))
+        if character:
+            groups[0]["character"] = True
+        table["models"] = groups
+        return Unit(table, where, self._cost(top), character)
+
+    def _model_selections(self, top: Selection) -> list[Selection]:
+        found = []
+
+        def visit(sel):
+            for child in sel.children:
+                if child.kind == "model":
+                    found.append(child)
+                else:
+                    visit(child)
+        if top.kind == "model" and not any(c.kind == "model" for c in top.walk()
+                                           if c is not top):
+            return [top]
+        visit(top)
+        return [m for m in found if m.number > 0]
+
+    def _holds(self, sel: Selection, models: list[Selection]) -> bool:
+        return any(m is not sel and m in list(sel.walk()) for m in models)
+
+    def _model_profiles(self, sel: Selection) -> list[Profile]:
+        return [p for s in sel.walk() for p in s.profiles if self._is_stat_line(p)]
+
+    def _is_stat_line(self, p: Profile) -> bool:
+        return p.kind.casefold() in {k.casefold() for k in self.m.model_profiles} and \
+            not self._is_mount(p)
+
+    def _profile_items(self, sel: Selection) -> list[Selection]:
+        """A weapon or armour profile written on the unit or model itself, as an item."""
+        kinds = {k.casefold() for k in self.m.weapon_profiles + self.m.melee_profiles
+                 + self.m.armour_profiles}
+        return [Selection(p.name, "upgrade", 1, f"{sel.path} > {p.name}", profiles=[p])
+                for p in sel.profiles if p.kind.casefold() in kinds]
+
+    def _stat_profile(self, sel: Selection) -> Profile | None:
+        mine = [p for p in sel.profiles if self._is_stat_line(p)]
+        return mine[0] if mine else None
+
+    def _is_champion(self, sel: Selection) -> bool:
+        return _named_in(sel.name, self.m.champion_models)
+
+    def _is_character(self, top: Selection, group: dict) -> bool:
+        return bool({c.casefold() for c in top.categories}
+                    & {c.casefold() for c in self.m.character_categories})
+
+    # -- model groups ----------------------------------------------------------------------
+    def _group(self, top: Selection, sel: Selection, models: list[Selection],
+               champion: bool = False) -> dict | None:
+        where = sel.path
+        profile = self._stat_profile(sel) or self._unit_profile(top, sel, models)
+        if profile is None:
+            self.problem(where, "has no stat line odds can find (a profile of type "
+                         f"{' or '.join(map(repr, self.m.model_profiles))})")
+            return None
+        stats = self._stats(profile, where)
+        if stats is None:
+            return None
+        count = sel.number if sel is not top or top.kind == "model" else 1
+        group = {"name": sel.custom_name or sel.name, "count": max(count, 1)}
+        if champion:
+            group["count"] = 1
+            group["champion"] = True
+        elif _named_in(sel.name, self.m.character_models):
+            group["character"] = True
+        troop = self._troop_type(profile, where)
+        if troop is False:
+            return None
+        if troop:
+            group["troop_type"] = troop
+        group["profile"] = stats
+        mount = self._mount(sel if sel is not top else top, where)
+        if mount is False:
+            return None
+        if mount:
+            group["mount"] = mount
+            if group.get("troop_type") not in self.m.mounted_types:
+                group["troop_type"] = self.m.mounted_types[0]
+            self.report.notes.append(f"{where}: rides a mount (WS, S, I, A of its profile); "
+                                     f"plays as {group['troop_type']}")
+        items = [c for c in sel.children if c.kind != "model"] + self._profile_items(sel)
+        equipment, rules = [], []
+        for item in items:
+            if self.m.group_flags.get(item.name.casefold()):
+                group[self.m.group_flags[item.name.casefold()]] = True
+                continue
+            got = self._item(item)
+            if got is None:
+                return None
+            equipment += got[0]
+            rules += got[1]
+        own_rules = self._rules(sel, sel.rules) if sel is not top else []
+        if own_rules is None:
+            return None
+        group["equipment"] = equipment
+        if rules + own_rules:
+            group["rules"] = list(dict.fromkeys(rules + own_rules))
+        spent = self._cost(sel)
+        group["_spent"] = spent if sel is not top else self._cost(top)
+        return group
+
+    def _unit_profile(self, top: Selection, sel: Selection, models) -> Profile | None:
+        """A stat line kept on the unit (or a level above the model): the one named as the
+        model, or the only one there."""
+        found = [p for s in top.walk() if s is not sel and s not in models
+                 for p in s.profiles if self._is_stat_line(p)]
+        named = [p for p in found if p.name.casefold() == sel.name.casefold()]
+        if named:
+            return named[0]
+        named = [p for p in found if p.name.casefold() in sel.name.casefold()
+                 or sel.name.casefold() in p.name.casefold()]
+        if len({p.name for p in named}) == 1:
+            return named[0]
+        return found[0] if len({p.name for p in found}) == 1 else None
+
+    def _stats(self, p: Profile, where: str) -> dict | None:
+        fixes = self.m.profiles.get(p.name.casefold(), {})
+        stats = {}
+        for name, text in p.values.items():
+            key = self.m.characteristics.get(name.casefold())
+            why = self.m.unplayed.get(name.casefold())
+            if why and text.strip() not in EMPTY and text.strip() != "0":
+                self.problem(where, f"{name} {text!r}: {why}")
+                return None
+            if not key:
+                continue
+            if key == "saves" and not {"Sv", "Inv"} & set(fixes):
+                saves = self._saves(text, p, where)
+                if saves is None:
+                    return None
+                stats.update(saves)
+                continue
+            if key in fixes or key == "saves":
+                continue
+            value = _whole(text)
+            if value is None:
+                if text.strip() in EMPTY:
+                    continue
+                self.problem(where, f"profile {p.name!r}: {name} is {text!r}, not a whole "
+                             f"number; give it in a --map file: [profiles.{_quoted(p.name)}] "
+                             f"{key} = N")
+                return None
+            stats[key] = value
+        stats.update(fixes)
+        return stats
+
+    def _saves(self, text: str, p: Profile, where: str) -> dict | None:
+        """"3+" -> Sv 3; "-" -> none; "3+/5+" or "-/5+" -> Sv and invulnerable; "4++" -> Inv."""
+        text = text.strip()
+        if text in EMPTY:
+            return {}
+        if text.endswith("++") and SAVE.match(text[:-1]):
+            return {"Inv": int(text[0])}
+        parts = [t.strip() for t in text.split("/")]
+        if len(parts) <= 2 and all(t in EMPTY or SAVE.match(t) for t in parts):
+            out = {}
+            if parts[0] not in EMPTY:
+                out["Sv"] = int(parts[0][0])
+            if len(parts) == 2 and parts[1] not in EMPTY:
+                out["Inv"] = int(parts[1][0])
+            return out
+        self.problem(where, f"profile {p.name!r}: save {text!r} is not a save odds reads "
+                     f"(3+, 3+/5+, -/5+); give it in a --map file: [profiles.{_quoted(p.name)}] "
+                     "Sv = N")
+        return None
+
+    def _troop_type(self, p: Profile, where: str):
+        if not self.m.troop_type:
+            return None
+        text = next((v for k, v in p.values.items()
+                     if k.casefold() == self.m.troop_type.casefold()), "").strip()
+        if text in EMPTY:
+            return None
+        key = re.sub(r"\s*\(.*\)$", "", text).casefold()
+        if key not in self.m.troop_types:
+            self.problem(where, f"troop type {text!r} is not one odds knows; map it in a --map "
+                         f"file: [troop_types] {_quoted(text)} = \"infantry\"")
+            return False
+        if not self.m.troop_types[key]:
+            self.problem(where, f"a {text.lower()}: odds' {self.m.ruleset} plays "
+                         f"{', '.join(sorted(set(filter(None, self.m.troop_types.values()))))}"
+                         " only")
+            return False
+        return self.m.troop_types[key]
+
+    def _is_mount(self, p: Profile) -> bool:
+        return p.kind.casefold() in {k.casefold() for k in self.m.model_profiles} and \
+            p.name.casefold() in {m.casefold() for m in self.m.mounts}
+
+    def _mount(self, sel: Selection, where: str):
+        found = [p for s in sel.walk() for p in s.profiles if self._is_mount(p)]
+        if not found:
+            return None
+        stats = self._stats(found[0], where)
+        if stats is None:
+            return False
+        return {k: stats[k] for k in ("WS", "S", "I", "A") if k in stats}
+
+    # -- equipment and rules -----------------------------------------------------------------
+    def _item(self, item: Selection):
+        """(odds equipment names, odds rule names) an upgrade gives, or None on a problem."""
+        name, key = item.name, item.name.casefold()
+        if key in self.m.equipment:
+            given = self.m.equipment[key]
+            if not given:
+                self.report.left_out.append(f"{item.path}: plays no part in melee")
+            return given, []
+        if key in {e.casefold() for e in self.equipment}:
+            return [next(e for e in self.equipment if e.casefold() == key)], []
+        if any(self._is_mount(p) for p in item.profiles):  # read by _mount
+            return [], []
+        if key in self.m.rules or key in self.special_rules:
+            rules = self._rules(item, [name])
+            return None if rules is None else ([], rules)
+        weapons = [p for p in item.profiles
+                   if p.kind.casefold() in {k.casefold() for k in self.m.weapon_profiles
+                                            + self.m.melee_profiles}]
+        if weapons:
+            return self._weapon(item, weapons)
+        rules = [p.name for p in item.profiles
+                 if p.kind.casefold() in {k.casefold() for k in self.m.rule_profiles}]
+        others = [p for p in item.profiles if p.name not in rules and not
+                  p.kind.casefold() in {k.casefold() for k in self.m.ignored_profiles}]
+        if not item.profiles and item.children:  # a choice holding the chosen items
+            equipment, more = [], []
+            for child in item.children:
+                got = self._item(child)
+                if got is None:
+                    return None
+                equipment += got[0]
+                more += got[1]
+            return equipment, more
+        if rules and not others:
+            got = self._rules(item, rules)
+            return None if got is None else ([], got)
+        if any(self._is_stat_line(p) for p in others):
+            self.problem(item.path, f"{name!r} is a model bought as an upgrade (a "
+                         f"{others[0].kind} profile), which odds reads only as a champion: "
+                         "name it in champion_models in a --map file (champion_models = "
+                         f"[{_quoted(name)}, ...], with the bundled names), or drop it")
+            return None
+        what = f" (a {others[0].kind} profile)" if others else ""
+        self.problem(item.path, f"unknown entry {name!r}{what}: map it in a --map file "
+                     f"([equipment] {_quoted(name)} = \"odds name\", or \"\" if it plays no "
+                     "part in melee; `odds weapons "
+                     f"{self.m.ruleset}` lists the names)")
+        return None
+
+    def _weapon(self, item: Selection, profiles: list[Profile]):
+        equipment = []
+        for p in profiles:
+            values = {k.casefold(): v.strip() for k, v in p.values.items()}
+            melee = p.kind.casefold() in {k.casefold() for k in self.m.melee_profiles}
+            if not melee:
+                reach = values.get(self.m.range.casefold(), "")
+                melee = reach.casefold() in {r.casefold() for r in self.m.melee_ranges}
+            kind = values.get(self.m.type.casefold(), "") if self.m.type else ""
+            if not melee and self.m.pistol and any(
+                    kind.casefold().startswith(t.casefold()) for t in self.m.pistol_types):
+                equipment.append(self.m.pistol)
+                self.report.notes.append(f"{item.path}: {p.name!r} plays as odds' "
+                                         f"{self.m.pistol!r} in close combat")
+                continue
+            if not melee:
+                self.report.left_out.append(f"{item.path}: {p.name!r} is a shooting weapon "
+                                            "(no part in melee)")
+                continue
+            special = [f"{k} {v!r}" for k, v in p.values.items()
+                       if k.casefold() in {x.casefold() for x in self.m.special}
+                       and v.strip() not in EMPTY]
+            strength = values.get(self.m.strength.casefold(), "")
+            read = _strength(strength)
+            if special or read is None:
+                why = (f"its {', '.join(special)} is rules text odds does not read" if special
+                       else f"its strength {strength!r} is not a form odds reads")
+                self.problem(item.path, f"unknown close-combat weapon {p.name!r}: {why}; map "
+                             f"it in a --map file: [equipment] {_quoted(item.name)} = \"odds "
+                             f"weapon\" (`odds weapons {self.m.ruleset}` lists them)")
+                return None
+            name = p.name.strip().lower()
+            self.weapons[name] = read
+            equipment.append(name)
+            self.report.notes.append(f"{item.path}: {p.name!r} read from its profile as "
+                                     f"{_described(read)} (strength {strength!r})")
+        return equipment, []
+
+    def _unit_items(self, items: list[Selection], groups: list[dict]) -> bool:
+        """Upgrades taken by the unit, not by a model: every model carries them (a unit's
+        weapon bought once, its armour); rules and flags as the mapping says."""
+        total = sum(g["count"] for g in groups)
+        for item in items:
+            got = self._item(item)
+            if got is None:
+                return False
+            equipment, rules = got
+            if equipment and self.m.unit_items == "number" and 0 < item.number < total \
+                    and item.name.casefold() not in {w.casefold() for w in self.m.unit_wargear}:
+                self._split(item, equipment, groups)
+                continue
+            for group in groups:
+                group["equipment"] = group["equipment"] + [e for e in equipment
+                                                           if e not in group["equipment"]]
+                if rules:
+                    group["rules"] = list(dict.fromkeys(group.get("rules", []) + rules))
+            if equipment and len(groups) > 1:
+                self.report.notes.append(f"{item.path}: taken by the unit, so every model "
+                                         f"carries it ({', '.join(equipment)})")
+        return True
+
+    def _split(self, item: Selection, equipment: list[str], groups: list[dict]) -> None:
+        """``number`` models of the unit carry a unit-level item: they are taken out of its
+        largest ordinary group as a group of their own."""
+        plain = [g for g in groups if not g.get("character") and not g.get("champion")]
+        largest = max(plain or groups, key=lambda g: g["count"])
+        n = min(item.number, largest["count"])
+        if n == largest["count"]:
+            largest["equipment"] = largest["equipment"] + equipment
+        else:
+            spent = largest["_spent"]
+            share = None if spent is None else spent * n / largest["count"]
+            largest["count"] -= n
+            largest["_spent"] = None if spent is None else spent - share
+            groups.append({**largest, "name": f"{largest['name']} with {item.name}",
+                           "count": n, "equipment": largest["equipment"] + equipment,
+                           "_spent": share})
+        self.report.notes.append(f"{item.path}: {n} of the unit's models carry it; odds "
+                                 f"plays them as their own group (which models carry it, "
+                                 "the list does not say)")
+
+    def _hands(self, group: dict, where: str) -> None:
+        """The order a group's equipment is listed in: as the list has it, with the mapping's
+        ``off_hand`` items (a mordheim pistol) after the others; or the map's
+        ``[fights_with]`` for the group, instead of what the list gives it."""
+        chosen = self.m.fights_with.get(group["name"].casefold())
+        if chosen is not None:
+            self.report.notes.append(f"{where}: fights with {', '.join(chosen) or 'nothing'} "
+                                     f"([fights_with]; the list gives "
+                                     f"{', '.join(group['equipment']) or 'nothing'})")
+            group["equipment"] = list(chosen)
+            return
+        last = {n.casefold() for n in self.m.off_hand}
+        group["equipment"] = sorted(group["equipment"], key=lambda e: e.casefold() in last)
+
+    def _rules(self, sel: Selection, names: list[str]) -> list[str] | None:
+        out = []
+        for name in names:
+            key = name.casefold()
+            if key in self.m.rules:
+                if self.m.rules[key]:
+                    out.append(self.m.rules[key])
+                else:
+                    self.report.left_out.append(f"{sel.path}: rule {name!r} plays no part "
+                                                "in melee as odds plays it")
+            elif key in self.special_rules:
+                out.append(self.special_rules[key])
+            else:
+                self.problem(sel.path, f"unknown special rule {name!r}: map it in a --map "
+                             f"file ([rules] {_quoted(name)} = \"odds rule\", or \"\" if it "
+                             f"plays no part in melee; `odds weapons {self.m.ruleset}` lists "
+                             "odds' rules)")
+                return None
+        return out
+
+    # -- points ------------------------------------------------------------------------------
+    def _cost(self, sel: Selection) -> float | None:
+        if not self.m.points:
+            return None
+        costs = [c for s in sel.walk() for k, c in s.costs.items()
+                 if k.strip().casefold() == self.m.points.casefold()]
+        return sum(costs) if costs else None
+
+    def _points(self, top: Selection, groups: list[dict]) -> None:
+        """Each group's points per model: its models' costs (with what they carry), plus
+        the unit's own costs (and what the unit took) shared over every model."""
+        spent = [g.pop("_spent") for g in groups]
+        unit = self._cost(top)
+        if not self.m.points_key or unit is None:
+            return
+        total = sum(g["count"] for g in groups)
+        shared = unit - sum(x or 0.0 for x in spent)
+        for group, own in zip(groups, spent):
+            group["points"] = round((own or 0.0) / group["count"] + shared / total, 4)
+
+    def problem(self, where: str, message: str) -> None:
+        self.report.problems.append(f"{where}: {message}")
+
+
+def _named_in(name: str, patterns: list[str]) -> bool:
+    """Whether a pattern is a whole word (or words) of the name, any letter case."""
+    return any(re.search(rf"(?<!\w){re.escape(p)}(?!\w)", name, re.IGNORECASE)
+               for p in patterns)
+
+
+def _whole(text: str) -> int | None:
+    text = text.strip()
+    return int(text) if text.isdigit() else None
+
+
+def _strength(text: str) -> dict | None:
+    """A melee weapon's strength as written in a list: {} for the user's own, a bonus or a
+    multiplier, or None when it says anything else."""
+    found = STRENGTH.match(text.strip())
+    if not found or not text.strip():
+        return None
+    if found["mult"]:
+        return {"strength_mult": int(re.sub(r"\D", "", found["mult"]))}
+    if found["bonus"]:
+        bonus = int(found["bonus"].replace(" ", ""))
+        return {"strength_bonus": bonus} if bonus else {}
+    return {}
+
+
+def _described(weapon: dict) -> str:
+    if "strength_mult" in weapon:
+        return f"strength x{weapon['strength_mult']}"
+    if "strength_bonus" in weapon:
+        return f"strength {weapon['strength_bonus']:+d}"
+    return "the user's strength"
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _distinct_groups(groups: list[dict]) -> None:
+    seen: dict[str, int] = {}
+    for group in groups:
+        name = group["name"]
+        seen[name] = seen.get(name, 0) + 1
+        if seen[name] > 1:
+            group["name"] = f"{name} ({seen[name]})"

@@ -1,0 +1,413 @@
+"""Army lists exported from BattleScribe / New Recruit (`odds import`, odds.import_list): every
+game's reading, the user's map, the report, and the untrusted-file defences."""
+from __future__ import annotations
+
+import io
+import re
+import textwrap
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import odds
+from odds.cli import main
+from odds.errors import ScenarioError
+from odds.lists import import_list
+from odds.lists.files import MAX_XML
+from odds.lists.reading import _strength
+
+import army_lists as lists
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "army_lists"
+
+
+@pytest.fixture
+def write(tmp_path):
+    def write(name: str, data: bytes | str):
+        path = tmp_path / name
+        path.write_bytes(data.encode() if isinstance(data, str) else data)
+        return path
+    return write
+
+
+def _unit(imported, name):
+    return next(u.table for u in imported.units if u.table["name"] == name)
+
+
+def _group(unit, name):
+    return next(g for g in unit["models"] if g["name"] == name)
+
+
+# -- wh40k3 ------------------------------------------------------------------------------------
+
+def test_wh40k3_list_fails_on_what_it_cannot_play_and_names_the_entry(write):
+    path = write("angels.ros", lists.blood_angels())
+    with pytest.raises(ScenarioError) as e:
+        import_list(path)
+    assert "1 entry odds cannot play" in str(e.value)
+    assert "1-Standard Missions > Rhino: a transport vehicle" in str(e.value)
+    assert "--skip-unknown" in str(e.value)
+
+
+def test_wh40k3_list_read_unit_by_unit(write):
+    imported = import_list(write("angels.ros", lists.blood_angels()), skip_unknown=True)
+    assert imported.roster.ruleset == "wh40k3" and imported.roster.name == "Angels of Death"
+    assert [u.table["name"] for u in imported.units] == ["Assault Squad", "Captain",
+                                                         "Tactical Squad"]
+    assault = _unit(imported, "Assault Squad")
+    # frag grenades bought by the unit arm every model; the unit's own 10 pts are shared
+    assert assault["models"] == [
+        {"name": "Assault Marine", "count": 9,
+         "profile": {"WS": 4, "S": 4, "T": 4, "W": 1, "I": 4, "A": 1, "Ld": 8, "Sv": 3},
+         "equipment": ["bolt pistol", "chainsword", "frag grenades"], "points": 22.0},
+        {"name": "Veteran Sergeant", "count": 1, "character": True,
+         "profile": {"WS": 4, "S": 4, "T": 4, "W": 1, "I": 4, "A": 2, "Ld": 9, "Sv": 3},
+         "equipment": ["bolt pistol", "power fist", "frag grenades"], "points": 37.0}]
+    captain = _unit(imported, "Captain")["models"]
+    assert captain == [{"name": "Captain", "count": 1, "character": True,
+                        "profile": {"WS": 5, "S": 4, "T": 4, "W": 2, "I": 5, "A": 3, "Ld": 10,
+                                    "Sv": 3, "Inv": 4},
+                        "equipment": ["thunder blade"], "rules": ["Furious Charge"],
+                        "points": 80.0}]
+    assert imported.weapons == {"thunder blade": {"strength_bonus": 2}}  # "User +2"
+    tactical = _unit(imported, "Tactical Squad")
+    assert _group(tactical, "Space Marine")["equipment"] == []  # a boltgun: no melee weapon
+    assert sum(g["points"] * g["count"] for g in tactical["models"]) == 160
+    report = imported.report
+    assert report.problems == ["1-Standard Missions > Rhino: a transport vehicle (profile "
+                               "'Transport'): odds cannot play it"]
+    assert any("Boltgun" in x and "shooting weapon" in x for x in report.left_out)
+    assert any("'Deep Strike' plays no part in melee" in x for x in report.left_out)
+    assert any("Thunder Blade" in x and "strength +2" in x for x in report.notes)
+
+
+def test_a_unit_level_weapon_taken_n_times_arms_n_models(write):
+    """wh40k3 reads a unit's item taken N times as carried by N of its models (R0-9: they
+    are their own group), the list not saying which."""
+    squad = lists.sel("Assault Squad", "unit", children=[
+        lists.sel("Assault Marine", "model", 9, pts=180, profiles=[
+            lists.unit40k("Assault Marine", 4, 4, 4, 1, 4, 1, 8, "3+")]),
+        lists.sel("Power Weapon", number=2, pts=20,
+                  profiles=[lists.weapon40k("Power Weapon", S="As User")])])
+    path = write("two.ros", lists.ros("wh40k3", [("F", "C", [squad])]))
+    imported = import_list(path, map=write("map.toml", '[equipment]\n"power weapon" = '
+                                                       '"power weapon"\n'))
+    groups = _unit(imported, "Assault Squad")["models"]
+    assert [(g["name"], g["count"], g["equipment"]) for g in groups] == [
+        ("Assault Marine", 7, []), ("Assault Marine with Power Weapon", 2, ["power weapon"])]
+    assert sum(g["points"] * g["count"] for g in groups) == pytest.approx(200)
+    assert any("2 of the unit's models carry it" in x for x in imported.report.notes)
+
+
+@pytest.mark.parametrize("text, saves", [("3+", {"Sv": 3}), ("-", {}), ("-/5+", {"Inv": 5}),
+                                         ("3+/5+", {"Sv": 3, "Inv": 5}), ("4++", {"Inv": 4}),
+                                         ("5", {"Sv": 5}), ("", {})])
+def test_wh40k3_saves_as_written(write, text, saves):
+    unit = lists.sel("Guard", "unit", profiles=[lists.unit40k("Guard", 3, 3, 3, 1, 3, 1, 7,
+                                                              text)], pts=5)
+    imported = import_list(write("g.ros", lists.ros("wh40k3", [("F", "C", [unit])])))
+    profile = imported.units[0].table["models"][0]["profile"]
+    assert {k: v for k, v in profile.items() if k in ("Sv", "Inv")} == saves
+
+
+def test_an_unreadable_stat_names_the_profile_and_the_fix(write):
+    unit = lists.sel("Boss", "unit", profiles=[lists.unit40k("Boss", 4, 4, 4, "D3", 4, 2, 8,
+                                                             "*")])
+    path = write("b.ros", lists.ros("wh40k3", [("F", "C", [unit])]))
+    with pytest.raises(ScenarioError, match=r"W is 'D3', not a whole number; give it in a "
+                                            r"--map file: \[profiles.\"Boss\"\] W = N"):
+        import_list(path)
+    fixed = write("fix.toml", '[profiles.Boss]\nW = 2\nSv = 4\n')
+    profile = import_list(path, map=fixed).units[0].table["models"][0]["profile"]
+    assert profile["W"] == 2 and profile["Sv"] == 4
+
+
+@pytest.mark.parametrize("text, read", [
+    ("As User", {}), ("As user", {}), ("User", {}), ("User x2", {"strength_mult": 2}),
+    ("x2", {"strength_mult": 2}), ("User x 2", {"strength_mult": 2}),
+    ("User +2", {"strength_bonus": 2}), ("'+1", {"strength_bonus": 1}),
+    ("+2", {"strength_bonus": 2}), ("S+1", {"strength_bonus": 1}),
+    ("As user (+2)", {"strength_bonus": 2}), ("As user -1", {"strength_bonus": -1}),
+    ("", None), ("User/User +2 when charging", None), ("+1*", None), ("3(6)", None),
+    ("D6", None), ("4", None)])
+def test_strength_as_lists_write_it(text, read):
+    assert _strength(text) == read
+
+
+def test_a_weapon_with_rules_text_must_be_mapped(write):
+    claw = lists.sel("Nob", "unit", pts=30, profiles=[lists.unit40k("Nob", 4, 4, 4, 2, 3, 3, 7,
+                                                                    "6+")], children=[
+        lists.sel("Big Choppa", profiles=[lists.weapon40k("Big Choppa", S="User +2",
+                                                          Abilities="Armour save 4+ at best")])])
+    path = write("n.ros", lists.ros("wh40k3", [("F", "C", [claw])]))
+    with pytest.raises(ScenarioError, match=r"unknown close-combat weapon 'Big Choppa': its "
+                                            r"Abilities 'Armour save 4\+ at best' is rules text"):
+        import_list(path)
+    mapped = write("m.toml", '[equipment]\n"Big Choppa" = "choppa"\n')
+    assert import_list(path, map=mapped).units[0].table["models"][0]["equipment"] == ["choppa"]
+
+
+# -- whfb8 -------------------------------------------------------------------------------------
+
+def test_whfb8_list_command_characters_mounts(write):
+    imported = import_list(write("empire.ros", lists.empire()), skip_unknown=True)
+    halberdiers = _unit(imported, "Halberdiers")
+    assert {k: halberdiers[k] for k in ("width", "standard", "musician")} == \
+        {"width": 5, "standard": True, "musician": True}
+    ranks, champion = halberdiers["models"]
+    assert (ranks["count"], champion["count"], champion["champion"]) == (19, 1, True)
+    assert ranks["equipment"] == champion["equipment"] == ["halberd", "light armour"]
+    assert champion["profile"]["A"] == 2 and ranks["profile"]["Ld"] == 7
+    assert ranks["points"] * 19 + champion["points"] == pytest.approx(145, abs=0.01)
+    captain = _unit(imported, "Captain of the Empire")["models"][0]
+    assert captain["character"] and captain["troop_type"] == "cavalry"
+    assert captain["mount"] == {"WS": 3, "S": 3, "I": 3, "A": 1}
+    assert captain["equipment"] == ["great weapon", "full plate armour", "barding"]
+    knights = _unit(imported, "Empire Knights")["models"][0]
+    assert knights["troop_type"] == "cavalry" and "mount" in knights
+    assert knights["equipment"] == ["lance", "full plate armour", "shield", "barding"]
+    assert imported.report.problems == [
+        "Standard > Steam Tank: a unique: odds' whfb8 plays cavalry, infantry, monstrous "
+        "cavalry, monstrous infantry only"]
+    assert "every unit: width = 5 (the list does not say; change it in the roster)" in \
+        imported.report.notes
+
+
+def test_whfb8_join_puts_a_character_into_a_unit(write):
+    path = write("empire.ros", lists.empire())
+    joined = import_list(path, skip_unknown=True, map=write(
+        "join.toml", 'ruleset = "whfb8"\n[join]\n"Captain of the Empire" = "Empire Knights"\n'))
+    assert [u.table["name"] for u in joined.units] == ["Halberdiers", "Empire Knights"]
+    knights = _unit(joined, "Empire Knights")["models"]
+    assert [g["name"] for g in knights] == ["Knight", "Captain of the Empire"]
+    assert knights[1]["character"] and joined.units[1].points == 110 + 83
+    assert any("joined to Standard > Empire Knights" in x for x in joined.report.notes)
+    # a mounted captain cannot join infantry (R2: a character has its unit's troop type)
+    with pytest.raises(ScenarioError, match=r"\[join\] 'captain of the empire': cannot join "
+                                            r"'Halberdiers': .*troop type"):
+        import_list(path, map=write("foot.toml", '[join]\n"Captain of the Empire" = '
+                                                 '"Halberdiers"\n'), skip_unknown=False)
+    with pytest.raises(ScenarioError, match=r"\[join\] 'nobody': no character 'nobody'"):
+        import_list(path, map=write("bad.toml", '[join]\nnobody = "Halberdiers"\n'))
+
+
+def test_a_champion_odds_does_not_know_by_name_is_a_problem_with_the_fix(write):
+    """whfb8 reads a unit's upgrade with its own Model profile as its champion only by name;
+    another name fails, saying which key takes it, and the map's champion_models plays it."""
+    chief = lists.sel("Chief of the Clan", pts=10,
+                      profiles=[lists.model8("Chief", 4, 4, 3, 3, 1, 3, 2, 8)])
+    unit = lists.sel("Clansmen", "unit", categories=["Core"], children=[
+        lists.sel("Clansman", "model", 10, pts=60,
+                  profiles=[lists.model8("Clansman", 4, 3, 3, 3, 1, 3, 1, 7)]), chief,
+        lists.sel("Hand Weapon", profiles=[lists.weapon8("Hand Weapon")])])
+    path = write("c.ros", lists.ros("whfb8", [("F", "C", [unit])]))
+    with pytest.raises(ScenarioError, match=r"F > Clansmen > Chief of the Clan: 'Chief of the "
+                                            r"Clan' is a model bought as an upgrade .* name it "
+                                            r"in champion_models"):
+        import_list(path)
+    fixed = write("map.toml", 'champion_models = ["Chief"]\n')
+    groups = import_list(path, map=fixed).units[0].table["models"]
+    assert [(g["name"], g["count"], g.get("champion", False)) for g in groups] == [
+        ("Clansman", 9, False), ("Chief of the Clan", 1, True)]
+
+
+# -- mordheim ----------------------------------------------------------------------------------
+
+def test_mordheim_warband_from_a_rosz(write):
+    imported = import_list(write("grey.rosz", lists.rosz(lists.reiklanders())))
+    captain = _unit(imported, "Mercenary Captain")["models"][0]
+    assert captain == {"name": "Mercenary Captain", "count": 1,
+                       "profile": {"M": 4, "WS": 4, "BS": 4, "S": 3, "T": 3, "W": 1, "I": 4,
+                                   "A": 1, "Ld": 8},
+                       "equipment": ["sword", "light armour"], "rules": ["Mighty Blow"]}
+    warriors = _unit(imported, "Warriors")["models"][0]
+    assert (warriors["count"], warriors["equipment"]) == (3, ["axe", "shield"])
+    assert "points" not in warriors  # gold crowns go to the comment
+    assert [u.points for u in imported.units] == [100, 105]
+    assert "# Warband > Warriors, 105 gc in the list" in imported.toml()
+    assert any("Experience: plays no part in melee" in x for x in imported.report.left_out)
+
+
+@pytest.mark.parametrize("name", ["Duelling Pistol", "Pistol"])
+def test_mordheim_pistols_fight_in_hand_to_hand(write, name):
+    """A mordheim pistol is a Ranged Weapon in the list but also strikes in hand-to-hand
+    (R1: odds' pistol, once per combat); a bow is left out."""
+    hero = lists.sel("Marksman", "model", categories=["Heroes"], pts=25,
+                     profiles=[lists.model_m("Marksman", 4, 3, 4, 3, 3, 1, 3, 1, 7)],
+                     children=[lists.sel(name, pts=15, profiles=[lists.profile(
+                         name, "Ranged Weapon", Range='10"', Str=4, Special="Prepare shot")]),
+                         lists.sel("Dagger", profiles=[lists.hth("Dagger")])])
+    imported = import_list(write("p.ros", lists.ros("mordheim", [("W", "C", [hero])])))
+    assert imported.units[0].table["models"][0]["equipment"] == ["dagger", "pistol"]  # off hand
+
+
+def test_mordheim_more_weapons_than_hands_asks_which_he_fights_with(write):
+    """A warband's warrior may own more weapons than his two hands hold (R1-10): the import
+    does not choose, it says how to ([fights_with]), and the map's choice plays."""
+    hero = lists.sel("Champion", "model", categories=["Heroes"], pts=35,
+                     profiles=[lists.model_m("Champion", 4, 4, 3, 3, 3, 1, 3, 1, 7)],
+                     children=[lists.sel(n, profiles=[lists.hth(n)])
+                               for n in ("Dagger", "Sword", "Axe")])
+    path = write("h.ros", lists.ros("mordheim", [("W", "C", [hero])]))
+    with pytest.raises(ScenarioError, match=r"W > Champion: models\[0\]\.equipment: dagger, "
+                                            r"sword, axe: a warrior has two hands \(R1-10\); "
+                                            r"choose what it fights with in a --map file: "
+                                            r"\[fights_with\] \"Champion\" = \[\.\.\.\]"):
+        import_list(path)
+    chosen = import_list(path, map=write("m.toml", '[fights_with]\nChampion = ["sword", '
+                                                   '"axe"]\n'))
+    assert chosen.units[0].table["models"][0]["equipment"] == ["sword", "axe"]
+    assert any("fights with sword, axe ([fights_with]; the list gives dagger, sword, axe)" in x
+               for x in chosen.report.notes)
+
+
+# -- the roster it writes, and playing lists directly --------------------------------------------
+
+def test_the_written_roster_reads_back_as_the_same_units(write, tmp_path):
+    for name, data in (("a.ros", lists.blood_angels()), ("e.ros", lists.empire()),
+                       ("m.rosz", lists.rosz(lists.reiklanders()))):
+        imported = import_list(write(name, data), skip_unknown=True)
+        toml = write(name + ".toml", imported.toml())
+        again = odds.roster(toml, trials=1, quiet=True)  # it plays
+        assert again.mine.units == imported.roster.units
+        assert again.mine.weapons == imported.roster.weapons
+
+
+def test_roster_takes_lists_directly_with_the_same_numbers(write):
+    angels = write("a.ros", lists.blood_angels())
+    with pytest.raises(ScenarioError, match="Rhino"):  # strict in Python: import_list skips
+        odds.roster(angels, trials=100, quiet=True)
+    imported = import_list(angels, skip_unknown=True)
+    direct = odds.roster(imported.roster, trials=3_000, seed=5, quiet=True)
+    written = odds.roster(write("a.toml", imported.toml()), trials=3_000, seed=5, quiet=True)
+    assert direct.frame.equals(written.frame)
+
+
+def test_cli_import_writes_and_reports(write, tmp_path, capsys):
+    path = write("angels.ros", lists.blood_angels())
+    assert main(["import", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("odds: error: ") and "Rhino" in err and "Traceback" not in err
+    out = tmp_path / "angels.toml"
+    assert main(["import", str(path), "--skip-unknown", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "dropped (1, --skip-unknown)" in err and "left out, no part in melee (5)" in err
+    assert "readings taken" in err and f"wrote {out}" in err
+    assert main(["validate", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["import", str(path), "--skip-unknown"]) == 0
+    assert capsys.readouterr().out == out.read_text()
+    assert main(["import", str(path), "--skip-unknown", "-o", str(path)]) == 2
+    assert main(["import", str(out)]) == 2
+    assert "not an exported army list" in capsys.readouterr().err
+
+
+def test_cli_roster_of_two_lists(write, capsys):
+    angels = write("a.ros", lists.blood_angels())
+    assert main(["roster", str(angels), str(angels), "--trials", "500", "--both-ways"]) == 2
+    assert "Rhino" in capsys.readouterr().err
+    assert main(["roster", str(angels), "--skip-unknown", "--trials", "500"]) == 0
+    captured = capsys.readouterr()
+    assert "left out, no part in melee: 5 (`odds import" in captured.err
+    assert "Assault Squad" in captured.out
+    assert main(["roster", "data/rosters/wh40k3_orks.toml", "--skip-unknown"]) == 2
+    assert "neither roster is one" in capsys.readouterr().err
+    assert main(["validate", str(write("g.rosz", lists.rosz(lists.reiklanders())))]) == 0
+    assert "ok (army list, mordheim, 'The Grey Company', 2 units)" in capsys.readouterr().out
+
+
+# -- the user's map ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, message", [
+    ("weapon = 1\n", r"map.toml: weapon: unknown key; allowed here: armour_profiles"),
+    ('ruleset = "whfb8"\n', r"map.toml: ruleset: is 'whfb8', but the list is a wh40k3 roster"),
+    ("[equipment]\nclaw = 3\n", r"map.toml: equipment.claw: must be a list of names"),
+    ("[profiles.Boss]\nW = 99\n", r"map.toml: profiles.Boss.W"),
+    ("game = [\n", r"map.toml: malformed TOML"),
+])
+def test_a_bad_map_names_its_file_and_field(write, text, message):
+    path = write("angels.ros", lists.blood_angels())
+    with pytest.raises(ScenarioError, match=message):
+        import_list(path, map=write("map.toml", text))
+
+
+def test_the_readme_map_reads_and_plays(write):
+    """The README's example map file, as written, on the bundled Ork list."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"\*\*Your own names\*\*.*?```toml\n(.*?)```", readme, re.S)[1]
+    own = write("map.toml", textwrap.dedent(block))
+    imported = import_list(DATA / "wh40k3_orks_2000.rosz", map=own)
+    boss = _unit(imported, "Warboss")["models"][0]
+    assert boss["profile"]["W"] == 3 and boss["equipment"] == ["power klaw", "slugga"]
+    assert imported.mapping.profiles == {"warboss": {"W": 3}}
+    assert imported.mapping.equipment["big choppa"] == ["choppa"]
+    assert imported.mapping.rules["waaagh!"] == ""
+
+
+def test_python_arguments_are_checked():
+    with pytest.raises(TypeError, match="army list must be the path of a .ros or .rosz"):
+        import_list(3)
+    with pytest.raises(TypeError, match="map must be the path of a TOML file"):
+        import_list("x.ros", map=1)
+
+
+# -- untrusted files -----------------------------------------------------------------------------
+
+def _zip(members: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    return buffer.getvalue()
+
+
+LAUGHS = b"""<?xml version="1.0"?>
+<!DOCTYPE roster [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">
+<!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;"><!ENTITY d "&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;">]>
+<roster name="&d;" gameSystemName="Mordheim"/>"""
+EXTERNAL = b"""<?xml version="1.0"?>
+<!DOCTYPE roster [<!ENTITY x SYSTEM "file:///etc/passwd">]>
+<roster name="&x;" gameSystemName="Mordheim"/>"""
+
+
+@pytest.mark.parametrize("name, data, message", [
+    ("bomb.rosz", _zip({"list.ros": b" " * (MAX_XML + 10)}),
+     "unzips to more than 67,108,864 bytes"),
+    ("laughs.ros", LAUGHS, "document types and entities are not allowed"),
+    ("external.ros", EXTERNAL, "document types and entities are not allowed"),
+    ("cut.ros", lists.blood_angels()[:700], r"is not well-formed XML \(line"),
+    ("empty.ros", b"", "is not well-formed XML"),
+    ("binary.ros", bytes(range(256)) * 4, "is not well-formed XML"),
+    ("none.rosz", _zip({"readme.txt": b"hi"}), r"a zip with no .ros roster in it \(found "
+                                               r"'readme.txt'\)"),
+    ("two.rosz", _zip({"a.ros": b"<roster/>", "b.ros": b"<roster/>"}), "with 2 .ros rosters"),
+    ("escape.rosz", _zip({"../../list.ros": lists.reiklanders()}), "a path out of the archive"),
+    ("plain.rosz", lists.reiklanders(), "is not a zip file"),
+    ("damaged.rosz", _zip({"list.ros": lists.reiklanders()})[:60], "damaged zip"),
+    ("catalogue.ros", b'<catalogue name="x"/>', r"its root is <catalogue>, not <roster>"),
+    ("ninth.ros", lists.ros("Warhammer 40,000 9th Edition", []),
+     r"a roster of 'Warhammer 40,000 9th Edition', which odds does not import \(it reads "
+     r"wh40k3: Warhammer 40k 3rd Edition"),
+    ("count.ros", lists.ros("mordheim", [("W", "C", [lists.sel("X", "model", "lots")])]),
+     r"selection 'W > X' has number='lots'"),
+    ("cost.ros", lists.ros("mordheim", [("W", "C", [lists.sel("X", "model", pts="nan")])]),
+     "a cost ' gc' of 'nan' is not a number"),
+    ("nothing.ros", lists.ros("mordheim", [("W", "C", [])]), "has no unit odds can play"),
+])
+def test_bad_files_are_one_clear_error(write, capsys, name, data, message):
+    path = write(name, data)
+    with pytest.raises(ScenarioError, match=message) as e:
+        import_list(path)
+    assert str(e.value).startswith(str(path))
+    assert main(["import", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"odds: error: {path}") and "Traceback" not in err
+
+
+def test_missing_file_and_folder(tmp_path):
+    with pytest.raises(ScenarioError, match="no such file"):
+        import_list(tmp_path / "gone.rosz")
+    (tmp_path / "dir.ros").mkdir()
+    with pytest.raises(ScenarioError, match="is a folder"):
+        import_list(tmp_path / "dir.ros")
