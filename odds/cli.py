@@ -133,6 +133,7 @@ def _parser() -> argparse.ArgumentParser:
     val.add_argument("files", nargs="+", metavar="FILE",
                      help="scenario, comparison, roster or pack TOML files, or .ros/.rosz "
                           "army lists")
+    _list_options(val)
 
     ex = sub.add_parser("examples", help="list the bundled example scenarios, comparisons, "
                                          "rosters and army lists")
@@ -682,11 +683,17 @@ def _validate(args) -> int:
 
     from odds.lists import import_list, is_army_list
 
+    if (args.map or args.skip_unknown) and not any(map(is_army_list, args.files)):
+        raise UsageError("--map and --skip-unknown read exported army lists (.ros, .rosz): "
+                         "no FILE is one")
     for path in args.files:
         if is_army_list(path):
-            imported = import_list(path)
+            imported = import_list(path, map=args.map, skip_unknown=args.skip_unknown)
+            dropped = len(imported.report.problems)
             print(f"{path}: ok (army list, {imported.roster.ruleset}, {imported.roster.name!r}, "
-                  f"{count(len(imported.units), 'unit')})")
+                  f"{count(len(imported.units), 'unit')}"
+                  + (f", {dropped} entr{'y' if dropped == 1 else 'ies'} dropped" if dropped
+                     else "") + ")")
             continue
         kind = file_kind(path)
         if kind == "roster":

@@ -70,7 +70,8 @@ def test_wh40k3_list_read_unit_by_unit(write):
                                     "Sv": 3, "Inv": 4},
                         "equipment": ["thunder blade"], "rules": ["Furious Charge"],
                         "points": 80.0}]
-    assert imported.weapons == {"thunder blade": {"strength_bonus": 2}}  # "User +2"
+    # "User +2", and a close-combat weapon for the two-weapon bonus (read_weapon, R0-3)
+    assert imported.weapons == {"thunder blade": {"two_weapon": True, "strength_bonus": 2}}
     tactical = _unit(imported, "Tactical Squad")
     assert _group(tactical, "Space Marine")["equipment"] == []  # a boltgun: no melee weapon
     assert sum(g["points"] * g["count"] for g in tactical["models"]) == 160
@@ -98,6 +99,23 @@ def test_a_unit_level_weapon_taken_n_times_arms_n_models(write):
         ("Assault Marine", 7, []), ("Assault Marine with Power Weapon", 2, ["power weapon"])]
     assert sum(g["points"] * g["count"] for g in groups) == pytest.approx(200)
     assert any("2 of the unit's models carry it" in x for x in imported.report.notes)
+
+
+def test_a_pair_of_weapons_in_one_entry_keeps_odds_own_weapons(write):
+    """The 3rd-edition data set writes "Laspistol & CCW" as one entry with a profile of
+    each: each profile odds knows by name is odds' weapon (a close combat weapon keeps its
+    +1 attack for two weapons, R0-3), not a weapon read anew from the profile."""
+    guard = lists.sel("Veteran", "unit", pts=8, categories=["Troops"],
+                      profiles=[lists.unit40k("Veteran", 3, 3, 3, 1, 3, 1, 7, "5+")],
+                      children=[lists.sel("Laspistol & CCW", profiles=[
+                          lists.weapon40k("Laspistol", Range='12"', S=3, Type="Pistol"),
+                          lists.weapon40k("Close Combat Weapon")])])
+    imported = import_list(write("v.ros", lists.ros("wh40k3", [("F", "C", [guard])])))
+    assert imported.units[0].table["models"][0]["equipment"] == ["laspistol",
+                                                                  "close combat weapon"]
+    assert imported.weapons == {}
+    played = odds.roster(imported.roster, trials=1, quiet=True)
+    assert played.mine.weapons == {}
 
 
 @pytest.mark.parametrize("text, saves", [("3+", {"Sv": 3}), ("-", {}), ("-/5+", {"Inv": 5}),
@@ -142,10 +160,40 @@ def test_a_weapon_with_rules_text_must_be_mapped(write):
                                                           Abilities="Armour save 4+ at best")])])
     path = write("n.ros", lists.ros("wh40k3", [("F", "C", [claw])]))
     with pytest.raises(ScenarioError, match=r"unknown close-combat weapon 'Big Choppa': its "
-                                            r"Abilities 'Armour save 4\+ at best' is rules text"):
+                                            r"Abilities says 'Armour save 4\+ at best', which "
+                                            r"odds does not read \(an \[abilities\] entry"):
         import_list(path)
     mapped = write("m.toml", '[equipment]\n"Big Choppa" = "choppa"\n')
     assert import_list(path, map=mapped).units[0].table["models"][0]["equipment"] == ["choppa"]
+
+
+@pytest.mark.parametrize("game, profile, read", [
+    ("wh40k3", lists.weapon40k("Dark Blade", S="User +2", Abilities="Ignores armour saves"),
+     {"two_weapon": True, "strength_bonus": 2, "ignores_armour": True, "removed_last": True}),
+    ("wh40k3", lists.weapon40k("Chainaxe", Abilities="Max 4+ Armour Save allowed."),
+     {"two_weapon": True, "save_cap": 4}),
+    ("wh40k3", lists.weapon40k("Glaive", S="User +1", Abilities="Two-Handed"),
+     {"two_weapon": False, "strength_bonus": 1}),
+    ("whfb8", lists.weapon8("Brute Axe", "'+1", Special__Rules="Always Strikes Last (BRB-66)"),
+     {"strength_bonus": 1, "strikes_last": True}),
+    ("mordheim", lists.hth("Dwarf Axe", Special="Cutting edge, Parry"),
+     {"save_modifier": -1, "parry": True}),
+    ("mordheim", lists.hth("Scythe", Str="As user +1", Special="Difficult to use"),
+     {"strength_bonus": 1, "difficult": True}),
+])
+def test_a_weapon_read_from_its_profile_with_the_rules_text_odds_reads(write, game, profile,
+                                                                       read):
+    """Each game's [abilities] reads the usual rules texts of a weapon odds does not know by
+    name, part by part (a page reference in brackets dropped); the result plays."""
+    model = {"wh40k3": lists.unit40k("Hero", 5, 4, 4, 2, 5, 3, 9, "3+"),
+             "whfb8": lists.model8("Hero", 4, 5, 4, 4, 2, 5, 3, 8),
+             "mordheim": lists.model_m("Hero", 4, 4, 4, 3, 3, 1, 4, 1, 8)}[game]
+    hero = lists.sel("Hero", "model", categories=["HQ", "Heroes"], pts=50, profiles=[model],
+                     children=[lists.sel(profile[0], profiles=[profile])])
+    imported = import_list(write("h.ros", lists.ros(game, [("F", "C", [hero])])))
+    assert imported.weapons == {profile[0].lower(): read}
+    assert imported.units[0].table["models"][0]["equipment"] == [profile[0].lower()]
+    assert odds.roster(imported.roster, trials=1, quiet=True).mine.weapons == imported.weapons
 
 
 # -- whfb8 -------------------------------------------------------------------------------------
@@ -172,6 +220,36 @@ def test_whfb8_list_command_characters_mounts(write):
         "cavalry, monstrous infantry only"]
     assert "every unit: width = 5 (the list does not say; change it in the roster)" in \
         imported.report.notes
+
+
+def test_whfb8_detachments_mounts_barding_and_types_as_the_data_set_writes_them(write):
+    """A unit's detachment (a unit inside it) is a unit of its own, its models and cost not
+    the parent's; barding bought inside the mount is the rider's; a type with a note in
+    brackets ("Infantry (General of the Empire)") reads as its type."""
+    detachment = lists.sel("Handgunners", "unit", children=[
+        lists.sel("Handgunners", "model", 5, pts=40,
+                  profiles=[lists.model8("Handgunner", 4, 3, 3, 3, 1, 3, 1, 7)]),
+        lists.sel("Hand Weapon", profiles=[lists.weapon8("Hand Weapon")])])
+    halberdiers = lists.sel("Halberdiers", "unit", categories=["Core"], children=[
+        lists.sel("Halberdiers", "model", 20, pts=120,
+                  profiles=[lists.model8("Halberdier", 4, 3, 3, 3, 1, 3, 1, 7)]),
+        lists.sel("Halberd", profiles=[lists.weapon8("Halberd", "'+1")]), detachment])
+    general = lists.sel("General of the Empire", "model", categories=["Lords"], pts=85,
+                        profiles=[lists.model8("General", 4, 5, 4, 4, 3, 5, 3, 9,
+                                               Type="Infantry (General of the Empire)")],
+                        children=[lists.sel("Hand Weapon"), lists.sel("Warhorse", pts=12,
+                                                                      profiles=[
+                            lists.model8("Warhorse", 8, 3, 3, 3, 1, 3, 1, 5, Type="Cavalry")],
+                            children=[lists.sel("Barding", pts=6, profiles=[
+                                lists.armour8("Barding", "-1")])])])
+    path = write("d.ros", lists.ros("whfb8", [("F", "C", [halberdiers, general])]))
+    imported = import_list(path)
+    assert [(u.table["name"], u.points) for u in imported.units] == [
+        ("Halberdiers", 120), ("Handgunners", 40), ("General of the Empire", 103)]
+    assert [g["count"] for g in _unit(imported, "Halberdiers")["models"]] == [20]
+    rider = _unit(imported, "General of the Empire")["models"][0]
+    assert rider["troop_type"] == "cavalry" and rider["equipment"] == ["hand weapon", "barding"]
+    assert rider["mount"] == {"WS": 3, "S": 3, "I": 3, "A": 1}
 
 
 def test_whfb8_join_puts_a_character_into_a_unit(write):
@@ -262,6 +340,34 @@ def test_mordheim_more_weapons_than_hands_asks_which_he_fights_with(write):
                for x in chosen.report.notes)
 
 
+def test_mordheim_names_as_the_public_data_set_writes_them(write):
+    """Entries spelt as the Mordheim data set spells them: advances the roster's profile
+    already shows (a note, nothing added), a skill taken as an upgrade carrying its rule (a
+    typo of the data set's mapped), the free dagger, the one-l dueling pistol; a skill odds
+    does not play is a problem that says it is a rule to map."""
+    skills = [lists.sel("+1 A"), lists.sel("+1 WS"),
+              lists.sel("Strike To Inure", rules=["Strike To Inure"]),
+              lists.sel("Free Dagger", profiles=[lists.hth("Free Dagger", Special="+1 enemy "
+                                                          "save")]),
+              lists.sel("Dueling Pistol", profiles=[lists.profile(
+                  "Dueling Pistol", "Ranged Weapon", Range='10"', Str=4,
+                  Special="Accuracy, Prepare shot, Save modifier, Hand-to-hand")])]
+    hero = lists.sel("Champion", "model", categories=["Heroes"], pts=35,
+                     profiles=[lists.model_m("Champion", 4, 5, 3, 3, 3, 1, 3, 2, 7)],
+                     children=skills)
+    imported = import_list(write("c.ros", lists.ros("mordheim", [("W", "C", [hero])])))
+    group = imported.units[0].table["models"][0]
+    assert group["equipment"] == ["dagger", "pistol"] and group["rules"] == ["Strike to Injure"]
+    assert group["profile"]["WS"] == 5 and group["profile"]["A"] == 2  # as the roster wrote
+    assert "W > Champion > +1 A: already in the stat line as the list writes it" in \
+        imported.report.notes
+    hero["children"].append(lists.sel("Combat Master", rules=["Combat Master"]))
+    with pytest.raises(ScenarioError, match=r"W > Champion > Combat Master: unknown special "
+                                            r"rule 'Combat Master': map it in a --map file "
+                                            r"\(\[rules\]"):
+        import_list(write("d.ros", lists.ros("mordheim", [("W", "C", [hero])])))
+
+
 # -- the roster it writes, and playing lists directly --------------------------------------------
 
 def test_the_written_roster_reads_back_as_the_same_units(write, tmp_path):
@@ -315,12 +421,20 @@ def test_cli_roster_of_two_lists(write, capsys):
     assert "neither roster is one" in capsys.readouterr().err
     assert main(["validate", str(write("g.rosz", lists.rosz(lists.reiklanders())))]) == 0
     assert "ok (army list, mordheim, 'The Grey Company', 2 units)" in capsys.readouterr().out
+    assert main(["validate", str(angels)]) == 2
+    assert "Rhino" in capsys.readouterr().err
+    assert main(["validate", str(angels), "--skip-unknown"]) == 0
+    assert "ok (army list, wh40k3, 'Angels of Death', 3 units, 1 entry dropped)" in \
+        capsys.readouterr().out
+    assert main(["validate", "data/rosters/wh40k3_orks.toml", "--skip-unknown"]) == 2
+    assert "no FILE is one" in capsys.readouterr().err
 
 
 # -- the user's map ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("text, message", [
-    ("weapon = 1\n", r"map.toml: weapon: unknown key; allowed here: armour_profiles"),
+    ("weapon = 1\n", r"map.toml: weapon: unknown key; did you mean 'read_weapon'\?; allowed "
+                     r"here: abilities, armour_profiles"),
     ('ruleset = "whfb8"\n', r"map.toml: ruleset: is 'whfb8', but the list is a wh40k3 roster"),
     ("[equipment]\nclaw = 3\n", r"map.toml: equipment.claw: must be a list of names"),
     ("[profiles.Boss]\nW = 99\n", r"map.toml: profiles.Boss.W"),
@@ -343,6 +457,9 @@ def test_the_readme_map_reads_and_plays(write):
     assert imported.mapping.profiles == {"warboss": {"W": 3}}
     assert imported.mapping.equipment["big choppa"] == ["choppa"]
     assert imported.mapping.rules["waaagh!"] == ""
+    assert imported.mapping.abilities["re-roll failed wound rolls"] == {"reroll_wound":
+                                                                       "failures"}
+    assert "ignores armour saves" in imported.mapping.abilities  # on top of the bundled
 
 
 def test_python_arguments_are_checked():

@@ -79,8 +79,8 @@ def import_list(path, map: str | Path | None = None, skip_unknown: bool = False)
     reader = _reader(rules)
     units = []
     for force in army.forces:
-        for top in force.children:
-            unit = reader.unit(top)
+        for unit_entry in (u for top in force.children for u in top.units()):
+            unit = reader.unit(unit_entry)
             if unit is not None and _plays(unit, reader, ruleset, source):
                 units.append(unit)
     units = _joined(units, rules, reader, ruleset, source)

@@ -59,14 +59,17 @@ LISTS = {  # key -> check; the user's replaces the bundled
     "mounts": _names, "mounted_types": _names, "character_categories": _names, "character_models": _names,
     "champion_models": _names, "command_in_count": s.boolean,
     "range": _word, "strength": _word, "type": _word, "melee_ranges": _names,
-    "pistol_types": _names, "pistol": _word, "off_hand": _names, "special": _names,
+    "pistol_types": _names, "pistol": _word, "off_hand": _names, "in_profile": _names,
+    "special": _names,
     "troop_type": _word,
     "unit_defaults": s.table, "unit_items": s.choice("all", "number"), "unit_wargear": _names,
+    "read_weapon": s.table,
 }
 TABLES = {  # key -> check of each entry; the user's entries add to the bundled
     "characteristics": _word, "unplayed": _word, "cannot_play": _word,
     "troop_types": _word, "equipment": _items, "rules": _word, "unit_flags": s.text,
     "group_flags": s.text, "profiles": _stat_fix, "join": s.text, "fights_with": _held,
+    "abilities": s.table,
 }
 
 

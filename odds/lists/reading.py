@@ -55,7 +55,7 @@ class Reader:
     # -- units ---------------------------------------------------------------------------
     def unit(self, top: Selection) -> Unit | None:
         where = top.path
-        for sel in top.walk():
+        for sel in top.own():
             for p in sel.profiles:
                 reason = self.m.cannot_play.get(p.kind.casefold())
                 if reason:
@@ -69,7 +69,7 @@ class Reader:
             models = [top]
         unit_items = [] if top in models else [
             c for c in top.children + self._profile_items(top)
-            if c not in models and not self._holds(c, models)]
+            if c not in models and c.kind != "unit" and not self._holds(c, models)]
         groups = []
         for sel in models:
             group = self._group(top, sel, models)
@@ -127,9 +127,9 @@ class Reader:
             for child in sel.children:
                 if child.kind == "model":
                     found.append(child)
-                else:
+                elif child.kind != "unit":  # a unit inside is a unit of its own
                     visit(child)
-        if top.kind == "model" and not any(c.kind == "model" for c in top.walk()
+        if top.kind == "model" and not any(c.kind == "model" for c in top.own()
                                            if c is not top):
             return [top]
         visit(top)
@@ -139,7 +139,7 @@ class Reader:
         return any(m is not sel and m in list(sel.walk()) for m in models)
 
     def _model_profiles(self, sel: Selection) -> list[Profile]:
-        return [p for s in sel.walk() for p in s.profiles if self._is_stat_line(p)]
+        return [p for s in sel.own() for p in s.profiles if self._is_stat_line(p)]
 
     def _is_stat_line(self, p: Profile) -> bool:
         return p.kind.casefold() in {k.casefold() for k in self.m.model_profiles} and \
@@ -221,7 +221,7 @@ class Reader:
     def _unit_profile(self, top: Selection, sel: Selection, models) -> Profile | None:
         """A stat line kept on the unit (or a level above the model): the one named as the
         model, or the only one there."""
-        found = [p for s in top.walk() if s is not sel and s not in models
+        found = [p for s in top.own() if s is not sel and s not in models
                  for p in s.profiles if self._is_stat_line(p)]
         named = [p for p in found if p.name.casefold() == sel.name.casefold()]
         if named:
@@ -288,9 +288,9 @@ class Reader:
             return None
         text = next((v for k, v in p.values.items()
                      if k.casefold() == self.m.troop_type.casefold()), "").strip()
-        if text in EMPTY:
+        key = re.sub(r"\s*\(.*\)$", "", text).casefold()  # "Monster (Special Character)"
+        if key in EMPTY:
             return None
-        key = re.sub(r"\s*\(.*\)$", "", text).casefold()
         if key not in self.m.troop_types:
             self.problem(where, f"troop type {text!r} is not one odds knows; map it in a --map "
                          f"file: [troop_types] {_quoted(text)} = \"infantry\"")
@@ -319,15 +319,15 @@ class Reader:
     def _item(self, item: Selection):
         """(odds equipment names, odds rule names) an upgrade gives, or None on a problem."""
         name, key = item.name, item.name.casefold()
-        if key in self.m.equipment:
-            given = self.m.equipment[key]
-            if not given:
-                self.report.left_out.append(f"{item.path}: plays no part in melee")
-            return given, []
-        if key in {e.casefold() for e in self.equipment}:
-            return [next(e for e in self.equipment if e.casefold() == key)], []
-        if any(self._is_mount(p) for p in item.profiles):  # read by _mount
+        if key in {n.casefold() for n in self.m.in_profile}:
+            self.report.notes.append(f"{item.path}: already in the stat line as the list "
+                                     "writes it")
             return [], []
+        known = self._known(name, item.path)
+        if known is not None:
+            return known, []
+        if any(self._is_mount(p) for p in item.profiles):  # read by _mount; its barding is
+            return self._inside(item)                         # the rider's
         if key in self.m.rules or key in self.special_rules:
             rules = self._rules(item, [name])
             return None if rules is None else ([], rules)
@@ -341,16 +341,9 @@ class Reader:
         others = [p for p in item.profiles if p.name not in rules and not
                   p.kind.casefold() in {k.casefold() for k in self.m.ignored_profiles}]
         if not item.profiles and item.children:  # a choice holding the chosen items
-            equipment, more = [], []
-            for child in item.children:
-                got = self._item(child)
-                if got is None:
-                    return None
-                equipment += got[0]
-                more += got[1]
-            return equipment, more
-        if rules and not others:
-            got = self._rules(item, rules)
+            return self._inside(item)
+        if not others and (rules or item.rules):  # a skill or rule taken as an upgrade
+            got = self._rules(item, list(dict.fromkeys(rules + item.rules)))
             return None if got is None else ([], got)
         if any(self._is_stat_line(p) for p in others):
             self.problem(item.path, f"{name!r} is a model bought as an upgrade (a "
@@ -365,9 +358,36 @@ class Reader:
                      f"{self.m.ruleset}` lists the names)")
         return None
 
+    def _inside(self, item: Selection):
+        """(equipment, rules) of the items inside an item, or None on a problem."""
+        equipment, rules = [], []
+        for child in item.children:
+            got = self._item(child)
+            if got is None:
+                return None
+            equipment += got[0]
+            rules += got[1]
+        return equipment, rules
+
+    def _known(self, name: str, where: str) -> list[str] | None:
+        """The odds equipment a name is (the mapping's table, then odds' own names), or None
+        for a name odds does not know."""
+        key = name.strip().casefold()
+        if key in self.m.equipment:
+            given = self.m.equipment[key]
+            if not given:
+                self.report.left_out.append(f"{where}: plays no part in melee")
+            return given
+        own = [e for e in self.equipment if e.casefold() == key]
+        return own or None
+
     def _weapon(self, item: Selection, profiles: list[Profile]):
         equipment = []
         for p in profiles:
+            known = self._known(p.name, f"{item.path} > {p.name}")
+            if known is not None:  # "Laspistol & CCW": two profiles, each a weapon odds knows
+                equipment += known
+                continue
             values = {k.casefold(): v.strip() for k, v in p.values.items()}
             melee = p.kind.casefold() in {k.casefold() for k in self.m.melee_profiles}
             if not melee:
@@ -384,24 +404,44 @@ class Reader:
                 self.report.left_out.append(f"{item.path}: {p.name!r} is a shooting weapon "
                                             "(no part in melee)")
                 continue
-            special = [f"{k} {v!r}" for k, v in p.values.items()
-                       if k.casefold() in {x.casefold() for x in self.m.special}
-                       and v.strip() not in EMPTY]
             strength = values.get(self.m.strength.casefold(), "")
             read = _strength(strength)
-            if special or read is None:
-                why = (f"its {', '.join(special)} is rules text odds does not read" if special
+            effects, unread = self._abilities(p)
+            if unread or read is None:
+                why = (f"its {self.m.special[0] if self.m.special else 'text'} says "
+                       f"{', '.join(map(repr, unread))}, which odds does not read (an "
+                       f"[abilities] entry of a --map file reads it)" if unread
                        else f"its strength {strength!r} is not a form odds reads")
-                self.problem(item.path, f"unknown close-combat weapon {p.name!r}: {why}; map "
-                             f"it in a --map file: [equipment] {_quoted(item.name)} = \"odds "
-                             f"weapon\" (`odds weapons {self.m.ruleset}` lists them)")
+                self.problem(item.path, f"unknown close-combat weapon {p.name!r}: {why}; or "
+                             f"map the weapon in a --map file: [equipment] "
+                             f"{_quoted(item.name)} = \"odds weapon\" (`odds weapons "
+                             f"{self.m.ruleset}` lists them)")
                 return None
             name = p.name.strip().lower()
-            self.weapons[name] = read
+            self.weapons[name] = {**self.m.read_weapon, **read, **effects}
             equipment.append(name)
             self.report.notes.append(f"{item.path}: {p.name!r} read from its profile as "
-                                     f"{_described(read)} (strength {strength!r})")
+                                     f"{_described(self.weapons[name])} (strength "
+                                     f"{strength!r})")
         return equipment, []
+
+    def _abilities(self, p: Profile) -> tuple[dict, list[str]]:
+        """A weapon's rules text read by the mapping's ``[abilities]``, part by part ("Two
+        handed, Strike last"; a page reference in brackets dropped): the weapon keys they
+        give, and the parts odds does not read."""
+        effects, unread = {}, []
+        for column, text in p.values.items():
+            if column.casefold() not in {x.casefold() for x in self.m.special}:
+                continue
+            for part in re.split(r"[,;.]", text):
+                key = re.sub(r"\s*\([^)]*\)", "", part).strip().casefold()
+                if key in EMPTY:
+                    continue
+                if key in self.m.abilities:
+                    effects.update(self.m.abilities[key])
+                else:
+                    unread.append(part.strip())
+        return effects, unread
 
     def _unit_items(self, items: list[Selection], groups: list[dict]) -> bool:
         """Upgrades taken by the unit, not by a model: every model carries them (a unit's
@@ -484,7 +524,7 @@ class Reader:
     def _cost(self, sel: Selection) -> float | None:
         if not self.m.points:
             return None
-        costs = [c for s in sel.walk() for k, c in s.costs.items()
+        costs = [c for s in sel.own() for k, c in s.costs.items()
                  if k.strip().casefold() == self.m.points.casefold()]
         return sum(costs) if costs else None
 
@@ -531,10 +571,14 @@ def _strength(text: str) -> dict | None:
 
 def _described(weapon: dict) -> str:
     if "strength_mult" in weapon:
-        return f"strength x{weapon['strength_mult']}"
-    if "strength_bonus" in weapon:
-        return f"strength {weapon['strength_bonus']:+d}"
-    return "the user's strength"
+        said = f"strength x{weapon['strength_mult']}"
+    elif "strength_bonus" in weapon:
+        said = f"strength {weapon['strength_bonus']:+d}"
+    else:
+        said = "the user's strength"
+    rest = {k: v for k, v in weapon.items() if k not in ("strength_mult", "strength_bonus")}
+    return said + "".join(f", {k} = {str(v).lower() if isinstance(v, bool) else v}"
+                          for k, v in rest.items())
 
 
 def _quoted(name: str) -> str:

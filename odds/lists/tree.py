@@ -39,6 +39,28 @@ class Selection:
         for child in self.children:
             yield from child.walk()
 
+    def own(self):
+        """This selection and what is inside it, but not the units inside it (a whfb8
+        unit's detachments are units of their own)."""
+        yield self
+        for child in self.children:
+            if child.kind != "unit":
+                yield from child.own()
+
+    def units(self):
+        """This selection and every unit inside it (its detachments), each once: one odds
+        unit each."""
+        yield self
+        for child in self.children:
+            yield from child._inner_units()
+
+    def _inner_units(self):
+        if self.kind == "unit":
+            yield from self.units()
+        else:
+            for child in self.children:
+                yield from child._inner_units()
+
 
 @dataclass
 class ArmyList:
