@@ -418,6 +418,13 @@ def _imprecise(outcome) -> str | None:
 
 def _check_kind(path: str, wanted: str, command: str) -> None:
     """The file is what the command plays: a scenario, a comparison or a roster."""
+    from odds.lists import is_army_list
+
+    if is_army_list(path):
+        raise ScenarioError(f"is an exported army list, not a {wanted} file: play its units "
+                            f"against another list's with `odds roster {path} THEIRS`, or "
+                            f"write it out as a roster with `odds import {path} -o "
+                            "roster.toml`", path)
     kind = file_kind(path)
     if kind == wanted:
         return
@@ -760,9 +767,14 @@ def _units(args) -> int:
     from odds.analysis.report import number, table
     from odds.analysis.pack_listing import listing
 
+    from odds.lists import is_army_list
+
     for path in args.pack:
         if not Path(path).is_file():
             raise UsageError(f"--pack: no pack file {path!r}")
+        if is_army_list(path):
+            raise UsageError(f"--pack: {path!r} is an exported army list, not a pack: write "
+                             f"it out as a roster with `odds import {path} -o roster.toml`")
     if args.names:
         from odds.analysis.pack_listing import written_out
 

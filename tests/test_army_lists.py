@@ -430,6 +430,17 @@ def test_cli_roster_of_two_lists(write, capsys):
     assert "no FILE is one" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("command", [["simulate"], ["compare"], ["sweep"],
+                                     ["units", "wh40k3", "--pack"]])
+def test_a_list_given_where_a_scenario_goes_says_what_to_do(capsys, command):
+    path = str(DATA / "wh40k3_orks_2000.rosz")
+    argv = command + [path] + (["defender.models[0].count", "5,10"] if command == ["sweep"]
+                               else [])
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "is an exported army list" in err and "odds import" in err and "UTF-8" not in err
+
+
 # -- the user's map ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("text, message", [

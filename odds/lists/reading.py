@@ -64,8 +64,10 @@ class Reader:
         models = self._model_selections(top)
         if not models:
             if not self._model_profiles(top):
-                self.report.left_out.append(f"{where}: no model in it (plays nothing in melee)")
-                return None
+                if not any(c.kind == "unit" for c in top.walk() if c is not top):
+                    self.report.left_out.append(f"{where}: no model in it (plays nothing in "
+                                                "melee)")
+                return None  # (a holder of units: each is read as a unit of its own)
             models = [top]
         unit_items = [] if top in models else [
             c for c in top.children + self._profile_items(top)
