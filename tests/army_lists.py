@@ -298,7 +298,8 @@ def angels_2000() -> bytes:
 
 def orks_2000() -> bytes:
     """A 2,000-point Ork list (1,988 points): boyz mobs with nobz, nobz, gretchin, a
-    warboss."""
+    warboss, written as the 3rd-edition data set writes them: the boyz an upgrade entry
+    with their stat line and weapons on it ("Slugga Boy" x29), the nob a "Nobz" model."""
     boy = unit40k("Boy", 4, 3, 4, 1, 2, 1, 7, "6+")
     nob = unit40k("Nob", 4, 4, 4, 2, 3, 2, 7, "6+")
     slugga = weapon40k("Slugga", Range='12"', S=4, AP="-", Type="Pistol")
@@ -306,23 +307,28 @@ def orks_2000() -> bytes:
     klaw = weapon40k("Power Klaw", S="User x2", AP=1)
     shoota = weapon40k("Shoota", Range='18"', S=4, AP=6, Type="Assault 2")
     stikk = weapon40k("Stikkbombz", Range='6"', S=3, Type="Assault 1")
+
+    def mob(name, boyz, count, gear, nob_gear, stikkbombz):
+        children = [sel(boyz, "upgrade", count, profiles=[boy, *gear], pts=9 * count),
+                    sel("Nobz", "model", 1, profiles=[nob], pts=20,
+                        children=[sel(n, profiles=[p], pts=c) for n, p, c in nob_gear])]
+        if stikkbombz:
+            children.append(sel("Stikkbombz", number=1, profiles=[stikk], pts=count + 1))
+        return sel(name, "unit", categories=["Troops"], children=children)
+
     units = []
     for count, custom, klawed in ((29, "Big Mob (klaw)", True), (29, "Big Mob", False),
                                   (19, "Boyz (klaw)", True), (19, "Boyz", False),
                                   (17, "Boyz (18)", False)):
         nob_gear = [("Slugga", slugga, 0)] + ([("Power Klaw", klaw, 25)] if klawed else
                                              [("Choppa", choppa, 0)])
-        mob = _squad("Slugga Boyz", "Boy", count, boy, 9, [("Slugga", slugga),
-                                                          ("Choppa", choppa)],
-                     ("Nob", nob), nob_gear, 20, [("Stikkbombz", stikk, 1, count + 1)])
-        mob["custom"] = custom
-        units.append(mob)
+        units.append(mob("Slugga Boyz", "Slugga Boy", count, [slugga, choppa], nob_gear, True))
+        units[-1]["custom"] = custom
     for count, custom in ((19, "Shoota Boyz"), (14, "Shoota Boyz (15)"),
                           (9, "Shoota Boyz (10)")):
-        mob = _squad("Shoota Boyz", "Boy", count, boy, 9, [("Shoota", shoota)],
-                     ("Nob", nob), [("Slugga", slugga, 0), ("Choppa", choppa, 0)], 20)
-        mob["custom"] = custom
-        units.append(mob)
+        units.append(mob("Shoota Boyz", "Shoota Boy", count, [shoota],
+                         [("Slugga", slugga, 0), ("Choppa", choppa, 0)], False))
+        units[-1]["custom"] = custom
     units.append(_squad("Nobz", "Nob", 5, nob, 20, [("Slugga", slugga), ("Choppa", choppa)],
                         categories=("Elites",)))
     units.append(_squad("Gretchin", "Gretchin", 15, unit40k("Gretchin", 2, 2, 2, 1, 2, 1, 5,

@@ -118,6 +118,76 @@ def test_a_pair_of_weapons_in_one_entry_keeps_odds_own_weapons(write):
     assert played.mine.weapons == {}
 
 
+def test_models_the_data_set_writes_as_upgrades_are_models_of_the_unit(write):
+    """The 3rd-edition data set writes a mob's boyz as an upgrade carrying their stat line
+    and weapons ("Slugga Boy" x19) and a squad's guardsmen and sergeant so: each is a model
+    group (noted), none is read as wargear; "Nobz" is a character."""
+    boy = lists.unit40k("Slugga Boyz", 4, 3, 4, 1, 2, 2, 7, "6+", BS=2)
+    slugga = lists.weapon40k("Slugga", Range='12"', S=4, AP=6, Type="Pistol")
+    choppa = lists.weapon40k("Choppa", S="", AP="", Abilities="Close Combat Weapon but ...")
+    mob = lists.sel("Slugga Boyz", "unit", categories=["Troops"], children=[
+        lists.sel("Slugga Boy", "upgrade", 19, profiles=[choppa, slugga, boy], pts=171),
+        lists.sel("Nobz", "model", 1, pts=20, profiles=[
+            lists.unit40k("Nobz", 4, 4, 4, 2, 3, 3, 7, "6+", BS=2), slugga], children=[
+            lists.sel("Power Klaw", pts=25, profiles=[lists.weapon40k("Power Klaw", S="User x2")])])])
+    guard = lists.unit40k("Guardsman", 3, 3, 3, 1, 3, 1, 7, "5+")
+    squad = lists.sel("Infantry Squad", "unit", categories=["Troops"], pts=60, children=[
+        lists.sel("Guardsmen", "upgrade", 9, profiles=[guard, lists.weapon40k(
+            "Lasgun", Range='24"', S=3, Type="Rapid Fire")]),
+        lists.sel("Sergeant", "upgrade", 1, profiles=[lists.unit40k("Sergeant", 3, 3, 3, 1, 3,
+                                                                    2, 8, "5+")])])
+    imported = import_list(write("o.ros", lists.ros("wh40k3", [("F", "C", [mob, squad])])))
+    boyz, nob = _unit(imported, "Slugga Boyz")["models"]
+    assert (boyz["name"], boyz["count"], boyz["equipment"]) == ("Slugga Boy", 19,
+                                                                ["choppa", "slugga"])
+    assert (nob["count"], nob["character"], nob["equipment"]) == (1, True,
+                                                                  ["power klaw", "slugga"])
+    assert boyz["points"] * 19 + nob["points"] == pytest.approx(216)
+    guardsmen, sergeant = _unit(imported, "Infantry Squad")["models"]
+    assert (guardsmen["count"], sergeant["count"], sergeant.get("character")) == (9, 1, True)
+    assert "F > Slugga Boyz > Slugga Boy: 19 models of the unit, though the list writes them " \
+           "as an upgrade" in imported.report.notes
+
+
+@pytest.mark.parametrize("game, number, count, equipment", [
+    ("mordheim", 2, 1, ["axe", "axe"]),             # a hero's two axes: two weapons
+    ("wh40k3", 2, 1, ["lightning claw", "lightning claw"]),  # a pair (R0-3's re-roll)
+    ("wh40k3", 9, 9, ["lightning claw"]),           # one each
+])
+def test_an_item_counted_over_its_models(write, game, number, count, equipment):
+    """A model entry's item is counted over all its models (BattleScribe's totals): N per
+    model is N x its models."""
+    name = "Lightning Claw" if game == "wh40k3" else "Axe"
+    weapon = (lists.weapon40k(name, Abilities="Ignores all Armor Saves") if game == "wh40k3"
+              else lists.hth(name, Special="Cutting edge"))
+    model = (lists.unit40k("Hero", 5, 4, 4, 2, 5, 3, 10, "3+") if game == "wh40k3"
+             else lists.model_m("Hero", 4, 2, 2, 3, 3, 1, 3, 1, 6))
+    hero = lists.sel("Hero", "model", count, categories=["HQ", "Heroes"], profiles=[model],
+                     children=[lists.sel(name, number=number, profiles=[weapon])])
+    imported = import_list(write("h.ros", lists.ros(game, [("F", "C", [hero])])))
+    assert imported.units[0].table["models"][0]["equipment"] == equipment
+
+
+def test_a_special_weapon_in_a_model_entry_arms_that_many_models(write):
+    """wh40k3 (units buy per model): two power weapons in the entry of nine marines arm two
+    of them, a group of their own; three among two models is a problem naming the fix."""
+    marines = lists.sel("Marine", "model", 9, pts=135, profiles=[
+        lists.unit40k("Marine", 4, 4, 4, 1, 4, 1, 8, "3+")], children=[
+        lists.sel("Power Weapon", number=2, pts=20)])
+    squad = lists.sel("Squad", "unit", children=[marines])
+    imported = import_list(write("s.ros", lists.ros("wh40k3", [("F", "C", [squad])])))
+    groups = imported.units[0].table["models"]
+    assert [(g["name"], g["count"], g["equipment"]) for g in groups] == [
+        ("Marine", 7, []), ("Marine with Power Weapon", 2, ["power weapon"])]
+    assert sum(g["points"] * g["count"] for g in groups) == pytest.approx(155)
+    pair = lists.sel("Squad", "unit", children=[lists.sel("Marine", "model", 2, profiles=[
+        lists.unit40k("Marine", 4, 4, 4, 1, 4, 1, 8, "3+")], children=[
+        lists.sel("Power Weapon", number=3)])])
+    with pytest.raises(ScenarioError, match=r"F > Squad > Marine > Power Weapon: 3 of it "
+                                            r"among 2 models: .* \[fights_with\] \"Marine\""):
+        import_list(write("p.ros", lists.ros("wh40k3", [("F", "C", [pair])])))
+
+
 @pytest.mark.parametrize("text, saves", [("3+", {"Sv": 3}), ("-", {}), ("-/5+", {"Inv": 5}),
                                          ("3+/5+", {"Sv": 3, "Inv": 5}), ("4++", {"Inv": 4}),
                                          ("5", {"Sv": 5}), ("", {})])
@@ -252,6 +322,35 @@ def test_whfb8_detachments_mounts_barding_and_types_as_the_data_set_writes_them(
     assert rider["mount"] == {"WS": 3, "S": 3, "I": 3, "A": 1}
 
 
+def test_whfb8_champion_carries_the_wargear_of_the_rank_and_file(write):
+    """The data set buys a regiment's shields inside the rank and file's entry; the
+    champion, one of those models (R2), carries them too."""
+    unit = lists.sel("Halberdiers", "unit", categories=["Core"], children=[
+        lists.sel("Halberdiers", "model", 20, pts=120, profiles=[
+            lists.model8("Empire Soldier", 4, 3, 3, 3, 1, 3, 1, 7)], children=[
+            lists.sel("Shield", number=20, pts=20, profiles=[lists.armour8("Shield", "-1")]),
+            lists.sel("Halberd", number=20, profiles=[lists.weapon8("Halberd", "'+1")])]),
+        lists.sel("Champion", pts=10, profiles=[lists.model8("Sergeant", 4, 3, 3, 3, 1, 3, 2,
+                                                             7)])])
+    imported = import_list(write("h.ros", lists.ros("whfb8", [("F", "C", [unit])])))
+    ranks, champion = imported.units[0].table["models"]
+    assert (ranks["count"], champion["count"]) == (19, 1)
+    assert ranks["equipment"] == champion["equipment"] == ["shield", "halberd"]
+
+
+@pytest.mark.parametrize("rule, read", [("Detachment (FAQ'ed)", None),
+                                        ("Hatred (High Elves)", "Hatred"),
+                                        ("Always Strikes First (FAQ'ed)", "Always Strikes First"),
+                                        ("Terror", "Fear")])
+def test_whfb8_rules_with_a_note_in_brackets(write, rule, read):
+    unit = lists.sel("Guard", "unit", children=[lists.sel("Guard", "model", 10, rules=[rule],
+                                                          profiles=[lists.model8(
+                                                              "Guard", 5, 4, 3, 3, 1, 5, 1, 8)])])
+    imported = import_list(write("g.ros", lists.ros("whfb8", [("F", "C", [unit])])))
+    assert imported.units[0].table["models"][0].get("rules") == (None if read is None
+                                                                 else [read])
+
+
 def test_whfb8_join_puts_a_character_into_a_unit(write):
     path = write("empire.ros", lists.empire())
     joined = import_list(path, skip_unknown=True, map=write(
@@ -281,8 +380,9 @@ def test_a_champion_odds_does_not_know_by_name_is_a_problem_with_the_fix(write):
         lists.sel("Hand Weapon", profiles=[lists.weapon8("Hand Weapon")])])
     path = write("c.ros", lists.ros("whfb8", [("F", "C", [unit])]))
     with pytest.raises(ScenarioError, match=r"F > Clansmen > Chief of the Clan: 'Chief of the "
-                                            r"Clan' is a model bought as an upgrade .* name it "
-                                            r"in champion_models"):
+                                            r"Clan' is a model bought as an upgrade, which "
+                                            r"odds' whfb8 reads only as a unit's champion: "
+                                            r"name it in champion_models"):
         import_list(path)
     fixed = write("map.toml", 'champion_models = ["Chief"]\n')
     groups = import_list(path, map=fixed).units[0].table["models"]
@@ -473,6 +573,29 @@ def test_the_readme_map_reads_and_plays(write):
     assert "ignores armour saves" in imported.mapping.abilities  # on top of the bundled
 
 
+def test_a_map_may_not_give_champions_to_a_game_without_them(write):
+    path = write("angels.ros", lists.blood_angels())
+    with pytest.raises(ScenarioError, match=r"map.toml: champion_models: odds' wh40k3 has no "
+                                            r"unit champions: a sergeant or leader is a "
+                                            r"character \(name it in character_models\)"):
+        import_list(path, map=write("map.toml", 'champion_models = ["Exarch"]\n'))
+
+
+def test_a_weapon_holding_an_upgrade_of_its_own_reads_it(write):
+    """Mordheim's "Gromril Axe" holds "Gromril Weapon": odds does not play it, and says so
+    (it is not dropped with the axe played plain)."""
+    hero = lists.sel("Champion", "model", categories=["Heroes"], pts=35, profiles=[
+        lists.model_m("Champion", 4, 4, 3, 3, 3, 1, 3, 1, 7)], children=[
+        lists.sel("Gromril Axe", pts=20, profiles=[lists.hth("Axe", Special="Cutting edge")],
+                  children=[lists.sel("Gromril Weapon", rules=["Gromril weapon"])])])
+    path = write("g.ros", lists.ros("mordheim", [("W", "C", [hero])]))
+    with pytest.raises(ScenarioError, match=r"Gromril Axe > Gromril Weapon: unknown special "
+                                            r"rule 'Gromril weapon'"):
+        import_list(path)
+    played = import_list(path, map=write("m.toml", '[rules]\n"gromril weapon" = ""\n'))
+    assert played.units[0].table["models"][0]["equipment"] == ["axe"]
+
+
 def test_python_arguments_are_checked():
     with pytest.raises(TypeError, match="army list must be the path of a .ros or .rosz"):
         import_list(3)
@@ -488,6 +611,22 @@ def _zip(members: dict[str, bytes]) -> bytes:
         for name, data in members.items():
             z.writestr(name, data)
     return buffer.getvalue()
+
+
+def _corrupt(data: bytes) -> bytes:
+    """A zip whose compressed bytes are damaged (the headers intact): zlib fails reading."""
+    start = data.index(b"list.ros") + len("list.ros")
+    damaged = bytearray(data)
+    for k in range(start + 10, start + 60):
+        damaged[k] ^= 0x5A
+    return bytes(damaged)
+
+
+def _deep(depth: int) -> bytes:
+    inner = lists.sel("X", "model")
+    for _ in range(depth):
+        inner = lists.sel("Box", children=[inner])
+    return lists.ros("mordheim", [("W", "C", [inner])])
 
 
 LAUGHS = b"""<?xml version="1.0"?>
@@ -522,6 +661,13 @@ EXTERNAL = b"""<?xml version="1.0"?>
     ("cost.ros", lists.ros("mordheim", [("W", "C", [lists.sel("X", "model", pts="nan")])]),
      "a cost ' gc' of 'nan' is not a number"),
     ("nothing.ros", lists.ros("mordheim", [("W", "C", [])]), "has no unit odds can play"),
+    ("crc.rosz", _corrupt(_zip({"list.ros": lists.reiklanders()})), "cannot unzip 'list.ros'"),
+    ("half.ros", lists.ros("mordheim", [("W", "C", [lists.sel("X", "model", "2.5")])]),
+     r"selection 'W > X' has number='2.5', not a whole number"),
+    ("deep.ros", _deep(200), "has selections nested more than 60 deep"),
+    ("superscript.ros", lists.ros("mordheim", [("W", "C", [lists.sel("X", "model", profiles=[
+        lists.model_m("X", 4, 3, 3, 3, 3, 1, 3, "\u00b2", 7)])])]), r"A is '\u00b2', not a whole "
+                                                                   r"number"),
 ])
 def test_bad_files_are_one_clear_error(write, capsys, name, data, message):
     path = write(name, data)
@@ -531,6 +677,15 @@ def test_bad_files_are_one_clear_error(write, capsys, name, data, message):
     assert main(["import", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"odds: error: {path}") and "Traceback" not in err
+
+
+def test_a_line_break_in_a_name_writes_a_roster_that_reads_back(write):
+    hero = lists.sel("Cap\ntain", "model", categories=["Heroes"], pts=60, profiles=[
+        lists.model_m("Captain", 4, 4, 4, 3, 3, 1, 4, 1, 8)], custom="The\nBold")
+    imported = import_list(write("n.ros", lists.ros("mordheim", [("W\nX", "C", [hero])],
+                                                    name="Grey\nCompany")))
+    again = odds.roster(write("n.toml", imported.toml()), trials=1, quiet=True)
+    assert again.mine.unit_names == ["The Bold"] and again.mine.name == "Grey Company"
 
 
 def test_missing_file_and_folder(tmp_path):

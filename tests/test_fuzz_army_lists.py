@@ -1,8 +1,8 @@
 """Fuzz tests for exported army lists (`odds import`): seeded mutants of the test lists of
 every game (cut short, bytes flipped, elements dropped, counts, costs, names and stat texts
-replaced, zipped or not). Each run exits 0 with a roster that reads back as the same units,
-or exits 2 with `odds: error: FILE: ...` (and, for entries odds cannot play, one indented
-line per entry), never a traceback."""
+replaced, zipped or not, the zip's own bytes flipped). Each run exits 0 with a roster that
+reads back as the same units, or exits 2 with `odds: error: FILE: ...` (and, for entries
+odds cannot play, one indented line per entry), never a traceback."""
 from __future__ import annotations
 
 import contextlib
@@ -82,7 +82,13 @@ def test_import_of_mutated_lists(game, tmp_path):
         xml, what = _mutant(SOURCES[game](), rng)
         zipped = rng.random() < 0.3
         path = tmp_path / f"list{i}.{'rosz' if zipped else 'ros'}"
-        path.write_bytes(lists.rosz(xml) if zipped else xml)
+        data = lists.rosz(xml) if zipped else xml
+        if zipped and rng.random() < 0.3:  # the zip's own bytes damaged (deflate, CRC, headers)
+            damaged = bytearray(data)
+            for _ in range(rng.randint(1, 3)):
+                damaged[rng.randrange(len(damaged))] = rng.randrange(256)
+            data, what = bytes(damaged), f"{what}, zip bytes flipped"
+        path.write_bytes(data)
         argv = ["import", str(path)] + ["--skip-unknown"] * (rng.random() < 0.6)
         out, err = io.StringIO(), io.StringIO()
         try:

@@ -130,7 +130,7 @@ def _plays(unit: Unit, reader: Reader, ruleset: str, source: str, blame: str = "
     except ScenarioError as e:
         field = e.field.removeprefix("units[0]").lstrip(".")
         message = f"{field + ': ' if field else ''}{e.message}"
-        group = re.match(r"models\[(\d+)\]\.equipment", field)
+        group = re.match(r"models\[(\d+)\]\.(equipment|fights_with)", field)
         if group:
             name = unit.table["models"][int(group[1])]["name"]
             message += (f"; choose what it fights with in a --map file: [fights_with] "

@@ -10,7 +10,9 @@ the file.
 from __future__ import annotations
 
 import io
+import lzma
 import zipfile
+import zlib
 from pathlib import Path
 from xml.etree.ElementTree import Element, ParseError
 
@@ -82,7 +84,8 @@ def _unzipped(raw: bytes, source: str) -> bytes:
     try:
         with archive.open(member) as stream:
             data = stream.read(MAX_XML + 1)
-    except (zipfile.BadZipFile, EOFError, OSError, NotImplementedError, RuntimeError) as e:
+    except (zipfile.BadZipFile, EOFError, OSError, NotImplementedError, RuntimeError,
+            zlib.error, lzma.LZMAError, ValueError) as e:
         raise ScenarioError(f"cannot unzip {name!r} ({e}): export the list again", source) \
             from None
     if len(data) > MAX_XML:

@@ -101,6 +101,10 @@ def mapping(ruleset: str, own: str | None = None) -> Mapping:
             raise (s.Where(own, "ruleset")).error(
                 f"is {data['ruleset']!r}, but the list is a {ruleset} roster")
         data = {k: v for k, v in data.items() if k != "ruleset"}
+        if data.get("champion_models") and not keys["champion_models"]:
+            raise s.Where(own, "champion_models").error(
+                f"odds' {ruleset} has no unit champions: a sergeant or leader is a character "
+                "(name it in character_models)")
         for key, value in _checked(data, own, complete=False).items():
             keys[key] = {**keys[key], **value} if key in TABLES else value
         source = f"{source} and {own}"

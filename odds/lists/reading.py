@@ -72,12 +72,18 @@ class Reader:
         unit_items = [] if top in models else [
             c for c in top.children + self._profile_items(top)
             if c not in models and c.kind != "unit" and not self._holds(c, models)]
+        champions = [m for m in models if m.kind != "model" and self._is_champion(m)]
         groups = []
         for sel in models:
-            group = self._group(top, sel, models)
+            group = self._group(top, sel, models, champion=sel in champions)
             if group is None:
                 return None
             groups.append(group)
+        if not self._upgraded_models(top, models, champions, groups):
+            return None
+        for group in list(groups):  # items of a model entry that arm only some of its models
+            for item, equipment in group.pop("_some", []):
+                self._split(item, equipment, groups, group)
         table = {"name": top.custom_name or top.name}
         for key, value in self.m.unit_defaults.items():
             table[key] = value
@@ -85,22 +91,14 @@ class Reader:
                 self.defaults_said.add(key)
                 self.report.notes.append(f"every unit: {key} = {value!r} (the list does not "
                                          "say; change it in the roster)")
-        champions, flagged = [], []
+        flagged = []
         for item in unit_items:
             flag = self.m.unit_flags.get(item.name.casefold())
-            if self._is_champion(item) and self._stat_profile(item):
-                champions.append(item)
-            elif flag:
+            if flag:
                 table[flag] = True
                 flagged.append(item)
-        for sel in champions:
-            group = self._group(top, sel, models + champions, champion=True)
-            if group is None:
-                return None
-            if self.m.command_in_count and groups[0]["count"] > 1:
-                groups[0]["count"] -= 1
-            groups.append(group)
-        rest = [c for c in unit_items if c not in champions and c not in flagged]
+        rest = [c for c in unit_items if c not in flagged]
+        rest += [c for item in flagged for c in item.children]  # a standard's banner
         if not self._unit_items(rest, groups):
             return None
         for group in groups:
@@ -123,19 +121,57 @@ class Reader:
         return Unit(table, where, self._cost(top), character)
 
     def _model_selections(self, top: Selection) -> list[Selection]:
+        """The unit's models: its model entries and the upgrades with a stat line of their
+        own (the data sets write a mob's "Slugga Boy" x19 or a squad's "Sergeant" so), not
+        looking inside a model, nor into a unit inside (a unit of its own)."""
+        def is_model(sel):
+            return sel.kind == "model" or self._stat_profile(sel) is not None
+
+        if top.kind == "model" and not any(is_model(c) for c in top.own() if c is not top):
+            return [top]
         found = []
 
         def visit(sel):
             for child in sel.children:
-                if child.kind == "model":
+                if child.kind == "unit":
+                    continue
+                if is_model(child):
                     found.append(child)
-                elif child.kind != "unit":  # a unit inside is a unit of its own
+                else:
                     visit(child)
-        if top.kind == "model" and not any(c.kind == "model" for c in top.own()
-                                           if c is not top):
-            return [top]
         visit(top)
         return [m for m in found if m.number > 0]
+
+    def _upgraded_models(self, top: Selection, models: list[Selection],
+                         champions: list[Selection], groups: list[dict]) -> bool:
+        """Models the list gives as upgrades. A champion is one of the unit's models where
+        the game counts it so (the rank and file one fewer) and carries their wargear too;
+        another such model is one more model of the unit (noted), except in a game with
+        champions, where odds cannot tell and asks (a problem)."""
+        plain = [g for sel, g in zip(models, groups) if sel not in champions]
+        for sel, group in zip(models, groups):
+            if sel in champions:
+                base = max(plain, key=lambda g: g["count"], default=None)
+                if base is None:
+                    continue
+                if self.m.command_in_count and base["count"] > 1:
+                    base["count"] -= 1
+                if self.m.command_in_count:
+                    group["equipment"] = base["equipment"] + [
+                        e for e in group["equipment"] if e not in base["equipment"]]
+                continue
+            if sel.kind == "model" or sel is top:
+                continue
+            if self.m.champion_models:
+                self.problem(sel.path, f"{sel.name!r} is a model bought as an upgrade, which "
+                             f"odds' {self.m.ruleset} reads only as a unit's champion: name it "
+                             f"in champion_models in a --map file (champion_models = "
+                             f"[{_quoted(sel.name)}, ...], with the bundled names), or drop it")
+                return False
+            self.report.notes.append(f"{sel.path}: {sel.number} model"
+                                     f"{'s' if sel.number != 1 else ''} of the unit, though "
+                                     "the list writes them as an upgrade")
+        return True
 
     def _holds(self, sel: Selection, models: list[Selection]) -> bool:
         return any(m is not sel and m in list(sel.walk()) for m in models)
@@ -151,8 +187,8 @@ class Reader:
         """A weapon or armour profile written on the unit or model itself, as an item."""
         kinds = {k.casefold() for k in self.m.weapon_profiles + self.m.melee_profiles
                  + self.m.armour_profiles}
-        return [Selection(p.name, "upgrade", 1, f"{sel.path} > {p.name}", profiles=[p])
-                for p in sel.profiles if p.kind.casefold() in kinds]
+        return [Selection(p.name, "upgrade", 0, f"{sel.path} > {p.name}", profiles=[p])
+                for p in sel.profiles if p.kind.casefold() in kinds]  # 0: every model's
 
     def _stat_profile(self, sel: Selection) -> Profile | None:
         mine = [p for p in sel.profiles if self._is_stat_line(p)]
@@ -208,7 +244,10 @@ class Reader:
             got = self._item(item)
             if got is None:
                 return None
-            equipment += got[0]
+            carried = self._carried(item, group, got[0])
+            if carried is None:
+                return None
+            equipment += carried
             rules += got[1]
         own_rules = self._rules(sel, sel.rules) if sel is not top else []
         if own_rules is None:
@@ -219,6 +258,27 @@ class Reader:
         spent = self._cost(sel)
         group["_spent"] = spent if sel is not top else self._cost(top)
         return group
+
+    def _carried(self, item: Selection, group: dict, equipment: list[str]) -> list[str] | None:
+        """What each model of a group carries of an item in its entry: the list counts the
+        item over all the entry's models, so N per model is N times its models (a hero's
+        two axes); fewer than its models arm that many of them (a group of their own, in a
+        game whose units buy per model), or all of them where units buy for every model."""
+        n, count = item.number, group["count"]
+        if not equipment or n in (0, count):
+            return equipment
+        if n < count:
+            if self.m.unit_items != "number":
+                return equipment
+            group.setdefault("_some", []).append((item, equipment))
+            return []
+        if n % count:
+            self.problem(item.path, f"{n} of it among {count} models: odds cannot tell who "
+                         "carries how many; give what they fight with in a --map file: "
+                         f"[fights_with] {_quoted(group['name'])} = [...]")
+            return None
+        self.report.notes.append(f"{item.path}: {n // count} for each model")
+        return equipment * (n // count)
 
     def _unit_profile(self, top: Selection, sel: Selection, models) -> Profile | None:
         """A stat line kept on the unit (or a level above the model): the one named as the
@@ -326,8 +386,8 @@ class Reader:
                                      "writes it")
             return [], []
         known = self._known(name, item.path)
-        if known is not None:
-            return known, []
+        if known is not None:  # (and what is inside it: a Gromril Axe's "Gromril Weapon")
+            return self._with_inside(item, (known, []))
         if any(self._is_mount(p) for p in item.profiles):  # read by _mount; its barding is
             return self._inside(item)                         # the rider's
         if key in self.m.rules or key in self.special_rules:
@@ -337,7 +397,7 @@ class Reader:
                    if p.kind.casefold() in {k.casefold() for k in self.m.weapon_profiles
                                             + self.m.melee_profiles}]
         if weapons:
-            return self._weapon(item, weapons)
+            return self._with_inside(item, self._weapon(item, weapons))
         rules = [p.name for p in item.profiles
                  if p.kind.casefold() in {k.casefold() for k in self.m.rule_profiles}]
         others = [p for p in item.profiles if p.name not in rules and not
@@ -348,10 +408,10 @@ class Reader:
             got = self._rules(item, list(dict.fromkeys(rules + item.rules)))
             return None if got is None else ([], got)
         if any(self._is_stat_line(p) for p in others):
-            self.problem(item.path, f"{name!r} is a model bought as an upgrade (a "
-                         f"{others[0].kind} profile), which odds reads only as a champion: "
-                         "name it in champion_models in a --map file (champion_models = "
-                         f"[{_quoted(name)}, ...], with the bundled names), or drop it")
+            self.problem(item.path, f"{name!r} is a model inside another model's entry (a "
+                         f"{others[0].kind} profile): odds plays a model's upgrades, not a "
+                         "model it carries; drop it, or give the unit as you want it played "
+                         "in the roster")
             return None
         what = f" (a {others[0].kind} profile)" if others else ""
         self.problem(item.path, f"unknown entry {name!r}{what}: map it in a --map file "
@@ -359,6 +419,11 @@ class Reader:
                      "part in melee; `odds weapons "
                      f"{self.m.ruleset}` lists the names)")
         return None
+
+    def _with_inside(self, item: Selection, got):
+        """An item's own (equipment, rules) with those of the items inside it."""
+        inside = self._inside(item) if got is not None else None
+        return None if inside is None else (got[0] + inside[0], got[1] + inside[1])
 
     def _inside(self, item: Selection):
         """(equipment, rules) of the items inside an item, or None on a problem."""
@@ -468,11 +533,12 @@ class Reader:
                                          f"carries it ({', '.join(equipment)})")
         return True
 
-    def _split(self, item: Selection, equipment: list[str], groups: list[dict]) -> None:
-        """``number`` models of the unit carry a unit-level item: they are taken out of its
-        largest ordinary group as a group of their own."""
+    def _split(self, item: Selection, equipment: list[str], groups: list[dict],
+               largest: dict | None = None) -> None:
+        """``number`` models carry an item: they are taken out of its group (for a
+        unit-level item, the unit's largest ordinary group) as a group of their own."""
         plain = [g for g in groups if not g.get("character") and not g.get("champion")]
-        largest = max(plain or groups, key=lambda g: g["count"])
+        largest = largest or max(plain or groups, key=lambda g: g["count"])
         n = min(item.number, largest["count"])
         if n == largest["count"]:
             largest["equipment"] = largest["equipment"] + equipment
@@ -505,7 +571,10 @@ class Reader:
     def _rules(self, sel: Selection, names: list[str]) -> list[str] | None:
         out = []
         for name in names:
-            key = name.casefold()
+            key = name.strip().casefold()
+            bare = re.sub(r"\s*\([^)]*\)\s*$", "", key)  # "Detachment (FAQ'ed)", "Hatred (High Elves)"
+            if key not in self.m.rules and key not in self.special_rules:
+                key = bare
             if key in self.m.rules:
                 if self.m.rules[key]:
                     out.append(self.m.rules[key])
@@ -540,7 +609,7 @@ class Reader:
         total = sum(g["count"] for g in groups)
         shared = unit - sum(x or 0.0 for x in spent)
         for group, own in zip(groups, spent):
-            group["points"] = round((own or 0.0) / group["count"] + shared / total, 4)
+            group["points"] = round((own or 0.0) / group["count"] + shared / total, 6)
 
     def problem(self, where: str, message: str) -> None:
         self.report.problems.append(f"{where}: {message}")
@@ -554,7 +623,7 @@ def _named_in(name: str, patterns: list[str]) -> bool:
 
 def _whole(text: str) -> int | None:
     text = text.strip()
-    return int(text) if text.isdigit() else None
+    return int(text) if text.isascii() and text.isdigit() else None
 
 
 def _strength(text: str) -> dict | None:

@@ -13,6 +13,9 @@ from xml.etree.ElementTree import Element
 from odds.errors import ScenarioError
 
 
+MAX_DEPTH = 60   # selections inside selections (a real list nests 3-6 deep)
+
+
 @dataclass
 class Profile:
     name: str
@@ -74,20 +77,31 @@ def army_list(root: Element, source: str) -> ArmyList:
     """The roster's forces and selections (the root is a ``<roster>`` element)."""
     forces = _numbered([_selection(f, "force", "", source)
                         for f in _children(root, "forces", "force")])
-    return ArmyList(root.get("name", "").strip(), root.get("gameSystemName", "").strip(),
+    return ArmyList(_words(root.get("name")), _words(root.get("gameSystemName")),
                     _costs(root, source), forces)
+
+
+def _words(text: str | None) -> str:
+    """A name as one line: spaces, tabs and line breaks (``&#10;``) made single spaces."""
+    return " ".join((text or "").split())
 
 
 def _children(element: Element, holder: str, tag: str) -> list[Element]:
     return [c for h in element.findall(holder) for c in h.findall(tag)]
 
 
-def _selection(element: Element, kind: str, at: str, source: str) -> Selection:
-    name = (element.get("name") or "").strip()
+def _selection(element: Element, kind: str, at: str, source: str, depth: int = 0) -> Selection:
+    name = _words(element.get("name"))
+    if depth > MAX_DEPTH:
+        raise ScenarioError(f"has selections nested more than {MAX_DEPTH} deep (at {at!r}): "
+                            "not an army list", source)
     path = f"{at} > {name}" if at else name
     number = element.get("number", "1")
     try:
-        count = int(float(number))
+        count = float(number)
+        if count != int(count):
+            raise ValueError
+        count = int(count)
     except (ValueError, OverflowError):
         raise ScenarioError(f"selection {path!r} has number={number!r}, not a whole number",
                             source) from None
@@ -95,16 +109,16 @@ def _selection(element: Element, kind: str, at: str, source: str) -> Selection:
         raise ScenarioError(f"selection {path!r} has number={count}: not a count of models",
                             source)
     chosen = Selection(name, kind if kind == "force" else element.get("type", "upgrade"),
-                       count, path, custom_name=(element.get("customName") or "").strip())
-    chosen.profiles = [Profile((p.get("name") or "").strip(), (p.get("typeName") or "").strip(),
-                               {(c.get("name") or "").strip(): (c.text or "").strip()
+                       count, path, custom_name=_words(element.get("customName")))
+    chosen.profiles = [Profile(_words(p.get("name")), _words(p.get("typeName")),
+                               {_words(c.get("name")): (c.text or "").strip()
                                 for c in _children(p, "characteristics", "characteristic")})
                        for p in _children(element, "profiles", "profile")]
-    chosen.rules = [(r.get("name") or "").strip() for r in _children(element, "rules", "rule")]
-    chosen.categories = [(c.get("name") or "").strip()
+    chosen.rules = [_words(r.get("name")) for r in _children(element, "rules", "rule")]
+    chosen.categories = [_words(c.get("name"))
                          for c in _children(element, "categories", "category")]
     chosen.costs = _costs(element, source)
-    chosen.children = _numbered([_selection(s, "", path, source)
+    chosen.children = _numbered([_selection(s, "", path, source, depth + 1)
                                  for s in _children(element, "selections", "selection")])
     return chosen
 
