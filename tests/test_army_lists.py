@@ -15,7 +15,7 @@ from odds.cli import main
 from odds.errors import ScenarioError
 from odds.lists import import_list
 from odds.lists.files import MAX_XML
-from odds.lists.reading import _strength
+from odds.lists.carried import _strength
 
 import army_lists as lists
 
@@ -29,6 +29,14 @@ def write(tmp_path):
         path.write_bytes(data.encode() if isinstance(data, str) else data)
         return path
     return write
+
+
+def _fixed_by_map(write, path, message: str, map_text: str):
+    """The list fails naming the problem; the map file written from the message's advice
+    fixes it: the import that then plays."""
+    with pytest.raises(ScenarioError, match=message):
+        import_list(path)
+    return import_list(path, map=write("map.toml", map_text))
 
 
 def _unit(imported, name):
@@ -379,13 +387,11 @@ def test_a_champion_odds_does_not_know_by_name_is_a_problem_with_the_fix(write):
                   profiles=[lists.model8("Clansman", 4, 3, 3, 3, 1, 3, 1, 7)]), chief,
         lists.sel("Hand Weapon", profiles=[lists.weapon8("Hand Weapon")])])
     path = write("c.ros", lists.ros("whfb8", [("F", "C", [unit])]))
-    with pytest.raises(ScenarioError, match=r"F > Clansmen > Chief of the Clan: 'Chief of the "
-                                            r"Clan' is a model bought as an upgrade, which "
-                                            r"odds' whfb8 reads only as a unit's champion: "
-                                            r"name it in champion_models"):
-        import_list(path)
-    fixed = write("map.toml", 'champion_models = ["Chief"]\n')
-    groups = import_list(path, map=fixed).units[0].table["models"]
+    fixed = _fixed_by_map(write, path, r"F > Clansmen > Chief of the Clan: 'Chief of the "
+                          r"Clan' is a model bought as an upgrade, which odds' whfb8 reads "
+                          r"only as a unit's champion: name it in champion_models",
+                          'champion_models = ["Chief"]\n')
+    groups = fixed.units[0].table["models"]
     assert [(g["name"], g["count"], g.get("champion", False)) for g in groups] == [
         ("Clansman", 9, False), ("Chief of the Clan", 1, True)]
 
@@ -428,13 +434,10 @@ def test_mordheim_more_weapons_than_hands_asks_which_he_fights_with(write):
                      children=[lists.sel(n, profiles=[lists.hth(n)])
                                for n in ("Dagger", "Sword", "Axe")])
     path = write("h.ros", lists.ros("mordheim", [("W", "C", [hero])]))
-    with pytest.raises(ScenarioError, match=r"W > Champion: models\[0\]\.equipment: dagger, "
-                                            r"sword, axe: a warrior has two hands \(R1-10\); "
-                                            r"choose what it fights with in a --map file: "
-                                            r"\[fights_with\] \"Champion\" = \[\.\.\.\]"):
-        import_list(path)
-    chosen = import_list(path, map=write("m.toml", '[fights_with]\nChampion = ["sword", '
-                                                   '"axe"]\n'))
+    chosen = _fixed_by_map(write, path, r"W > Champion: models\[0\]\.equipment: dagger, "
+                           r"sword, axe: a warrior has two hands \(R1-10\); choose what it "
+                           r"fights with in a --map file: \[fights_with\] \"Champion\" = "
+                           r"\[\.\.\.\]", '[fights_with]\nChampion = ["sword", "axe"]\n')
     assert chosen.units[0].table["models"][0]["equipment"] == ["sword", "axe"]
     assert any("fights with sword, axe ([fights_with]; the list gives dagger, sword, axe)" in x
                for x in chosen.report.notes)

@@ -17,7 +17,8 @@ from odds.core.toml_text import _key, _value
 from odds.errors import ScenarioError
 from odds.lists.files import is_army_list, read_roster_xml
 from odds.lists.mapping import Mapping, game_of, mapping
-from odds.lists.reading import Reader, Report, Unit, _quoted
+from odds.lists.carried import Report, _quoted
+from odds.lists.reading import Reader, Unit
 from odds.lists.tree import ArmyList, army_list
 
 __all__ = ["import_list", "Imported", "is_army_list", "bundled_lists"]
