@@ -5,9 +5,9 @@
 Prints the machine, then (1) the time to import each bundled 2,000-point list
 (data/army_lists/: median of K imports in one process, and one `odds import` command from
 process start) and a list six times as long, and (2) `odds roster LIST THEIRS --both-ways`
-of the two lists at N fights a cell (default 100,000): wall and CPU seconds, cells and fights per second. The kernel is
-compiled first (its time is not counted). The machine is shared: repeat, and compare runs
-of one sitting.
+of the two lists at N fights a cell (default 100,000): wall and CPU seconds, cells and
+fights per second. The kernel is compiled first (its time is not counted). The machine is
+shared: repeat, and compare runs of one sitting.
 """
 from __future__ import annotations
 

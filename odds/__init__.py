@@ -17,5 +17,5 @@ from odds.scenario import ModelGroup, Scenario, Side, from_dict, load
 from odds.version import __version__  # noqa: F401 (odds.__version__)
 
 __all__ = ["simulate", "compare", "sweep", "roster", "import_list", "explore", "Result",
-           "Comparison", "Sweep", "RoundRobin", "Roster", "Imported", "load", "from_dict", "Scenario", "Side", "ModelGroup",
-           "ScenarioError"]
+           "Comparison", "Sweep", "RoundRobin", "Roster", "Imported", "load", "from_dict",
+           "Scenario", "Side", "ModelGroup", "ScenarioError"]

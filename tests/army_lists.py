@@ -95,7 +95,8 @@ def rosz(xml: bytes, member="list.ros") -> bytes:
     """A .rosz: the roster zipped, one member."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
-        z.writestr(member, xml)
+        z.writestr(zipfile.ZipInfo(member, date_time=(2026, 1, 1, 0, 0, 0)), xml,
+                   compress_type=zipfile.ZIP_DEFLATED)  # the same list is the same bytes
     return buffer.getvalue()
 
 
@@ -240,8 +241,8 @@ def _squad(name, model, count, profile_, each, gear, sergeant=None, sarge_gear=(
 
 
 def angels_2000() -> bytes:
-    """A 2,000-point Blood Angels list (1,980 points): thirteen units, each as the 3rd-edition data set
-    writes them (profiles on the models, weapons on their upgrades)."""
+    """A 2,000-point Blood Angels list (1,980 points): thirteen units, each as the
+    3rd-edition data set writes them (profiles on the models, weapons on their upgrades)."""
     marine = unit40k("Space Marine", 4, 4, 4, 1, 4, 1, 8, "3+")
     vet = unit40k("Veteran Sergeant", 4, 4, 4, 1, 4, 2, 9, "3+")
     bp = weapon40k("Bolt Pistol", Range='12"', S=4, AP=5, Type="Pistol")

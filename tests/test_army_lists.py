@@ -137,7 +137,8 @@ def test_models_the_data_set_writes_as_upgrades_are_models_of_the_unit(write):
         lists.sel("Slugga Boy", "upgrade", 19, profiles=[choppa, slugga, boy], pts=171),
         lists.sel("Nobz", "model", 1, pts=20, profiles=[
             lists.unit40k("Nobz", 4, 4, 4, 2, 3, 3, 7, "6+", BS=2), slugga], children=[
-            lists.sel("Power Klaw", pts=25, profiles=[lists.weapon40k("Power Klaw", S="User x2")])])])
+            lists.sel("Power Klaw", pts=25,
+                      profiles=[lists.weapon40k("Power Klaw", S="User x2")])])])
     guard = lists.unit40k("Guardsman", 3, 3, 3, 1, 3, 1, 7, "5+")
     squad = lists.sel("Infantry Squad", "unit", categories=["Troops"], pts=60, children=[
         lists.sel("Guardsmen", "upgrade", 9, profiles=[guard, lists.weapon40k(

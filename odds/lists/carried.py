@@ -261,7 +261,8 @@ class Carried:
         out = []
         for name in names:
             key = name.strip().casefold()
-            bare = re.sub(r"\s*\([^)]*\)\s*$", "", key)  # "Detachment (FAQ'ed)", "Hatred (High Elves)"
+            # "Detachment (FAQ'ed)", "Hatred (High Elves)": the name without its note
+            bare = re.sub(r"\s*\([^)]*\)\s*$", "", key)
             if key not in self.m.rules and key not in self.special_rules:
                 key = bare
             if key in self.m.rules:

@@ -5,9 +5,10 @@ the upgrades carrying a stat line, are its model groups (a sergeant or champion 
 of its own); what they carry is :mod:`odds.lists.carried`'s. What each game writes
 differently (profile and characteristic names, how saves, strength and ranges are written,
 which names are characters, champions and command) is the
-:class:`~odds.lists.mapping.Mapping`; this module only follows it. Nothing is guessed silently: an entry that cannot be played is a problem
-(the import fails unless ``skip_unknown``), an entry that plays no part in melee is said to
-be left out, and every reading taken is a note.
+:class:`~odds.lists.mapping.Mapping`; this module only follows it. Nothing is guessed
+silently: an entry that cannot be played is a problem (the import fails unless
+``skip_unknown``), an entry that plays no part in melee is said to be left out, and every
+reading taken is a note.
 """
 from __future__ import annotations
 
