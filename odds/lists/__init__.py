@@ -8,6 +8,7 @@ read, is each ruleset's ``data/<ruleset>/army_lists.toml``; a user's own table g
 """
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +37,24 @@ class Imported:
     army: ArmyList
     mapping: Mapping
     source: str
+
+    def __repr__(self) -> str:
+        from odds.lists.report import said
+
+        return said(self)
+
+    def _repr_html_(self) -> str:
+        """In a notebook: the units read (entry, models, cost) and the report's lines."""
+        from odds.lists.report import said
+
+        rows = "".join(
+            f"<tr><td>{html.escape(u.table['name'])}</td><td>{html.escape(u.path)}</td>"
+            f"<td>{sum(g['count'] for g in u.table['models'])}</td>"
+            f"<td>{'' if u.points is None else f'{u.points:g}'}</td></tr>" for u in self.units)
+        head, *rest = said(self).splitlines()
+        return (f"<p>{html.escape(head)}</p><table><tr><th>unit</th><th>list entry</th>"
+                f"<th>models</th><th>{html.escape(self.mapping.points)}</th></tr>{rows}"
+                f"</table><pre>{html.escape(chr(10).join(rest))}</pre>")
 
     def toml(self) -> str:
         """The roster as a TOML file a user may edit: a comment names the list and each
