@@ -600,6 +600,15 @@ def test_a_weapon_holding_an_upgrade_of_its_own_reads_it(write):
     assert played.units[0].table["models"][0]["equipment"] == ["axe"]
 
 
+def test_an_import_shows_its_units_and_report():
+    imported = import_list(DATA / "wh40k3_orks_2000.rosz")
+    text, page = repr(imported), imported._repr_html_()
+    assert text.splitlines()[0].endswith("list 'Waaagh!, 2,000 points': 11 units read")
+    assert "left out, no part in melee (3):" in text and "readings taken" in text
+    assert "<td>Big Mob (klaw)</td><td>1-Standard Missions &gt; Slugga Boyz</td><td>30</td>" \
+           "<td>336</td>" in page and "&#x27;Waaagh!, 2,000 points&#x27;" in page
+
+
 def test_python_arguments_are_checked():
     with pytest.raises(TypeError, match="army list must be the path of a .ros or .rosz"):
         import_list(3)
