@@ -255,6 +255,9 @@ def test_a_weapon_with_rules_text_must_be_mapped(write):
      {"two_weapon": False, "strength_bonus": 1}),
     ("whfb8", lists.weapon8("Brute Axe", "'+1", Special__Rules="Always Strikes Last (BRB-66)"),
      {"strength_bonus": 1, "strikes_last": True}),
+    ("whfb8", lists.weapon8("Runic Axe", "As user", Special__Rules="+1A, Armour Piercing "
+                                                                   "(BRB-67), Requires Two Hands"),
+     {"extra_attack": 1, "armour_piercing": 1}),
     ("mordheim", lists.hth("Dwarf Axe", Special="Cutting edge, Parry"),
      {"save_modifier": -1, "parry": True}),
     ("mordheim", lists.hth("Scythe", Str="As user +1", Special="Difficult to use"),
