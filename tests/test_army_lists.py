@@ -158,6 +158,73 @@ def test_models_the_data_set_writes_as_upgrades_are_models_of_the_unit(write):
            "as an upgrade" in imported.report.notes
 
 
+def test_an_entry_with_its_own_stat_line_holding_models_is_a_model_too(write):
+    """A Wolf Lord's entry carries his stat line and holds two Fenris Wolves: both are model
+    groups, the lord a character with his frost blade, the wolves without it; the points
+    add up to the entry's cost."""
+    lord = lists.sel("Wolf Lord", "unit", categories=["HQ"], pts=80, profiles=[
+        lists.unit40k("Wolf Lord", 5, 4, 4, 3, 5, 3, 10, "3+")], children=[
+        lists.sel("Frost Blade", pts=25, profiles=[lists.weapon40k("Frost Blade", S="User +1")]),
+        lists.sel("Fenris Wolf", "model", 2, pts=16, profiles=[
+            lists.unit40k("Fenrisian Wolf", 4, 4, 4, 1, 4, 1, 5, "6+")])])
+    imported = import_list(write("w.ros", lists.ros("wh40k3", [("F", "C", [lord])])))
+    boss, wolves = imported.units[0].table["models"]
+    assert (boss["name"], boss["count"], boss["character"], boss["equipment"]) == (
+        "Wolf Lord", 1, True, ["frost blade"])
+    assert (wolves["count"], wolves["equipment"], "character" in wolves) == (2, [], False)
+    assert boss["points"] + 2 * wolves["points"] == pytest.approx(121)
+
+
+def test_a_model_inside_a_models_entry_is_a_problem_not_dropped(write):
+    champion = lists.sel("Aspiring Champion", "model", 1, profiles=[
+        lists.unit40k("Aspiring Champion", 4, 4, 4, 1, 4, 2, 9, "3+")], children=[
+        lists.sel("Chaos Hound", "model", 1, profiles=[
+            lists.unit40k("Chaos Hound", 3, 4, 3, 1, 4, 1, 5, "-")])])
+    squad = lists.sel("Chaos Space Marines", "unit", children=[lists.sel(
+        "Chaos Space Marine", "model", 7, profiles=[
+            lists.unit40k("Chaos Space Marine", 4, 4, 4, 1, 4, 1, 9, "3+")]), champion])
+    with pytest.raises(ScenarioError, match=r"Aspiring Champion > Chaos Hound: 'Chaos Hound' is "
+                                            r"a model inside 'Aspiring Champion''s entry"):
+        import_list(write("c.ros", lists.ros("wh40k3", [("F", "C", [squad])])))
+
+
+def test_every_problem_of_a_unit_is_listed(write):
+    boy = lists.sel("Boy", "model", 10, profiles=[lists.unit40k("Boy", 4, 3, 4, 1, 2, 1, 7,
+                                                                "6+")], rules=["Mob Rule"],
+                    children=[lists.sel("Grabba Stikk"), lists.sel("Big Choppa", profiles=[
+                        lists.weapon40k("Big Choppa", Abilities="whatever")])])
+    unit = lists.sel("Boyz", "unit", children=[boy], rules=["Waaagh!"])
+    with pytest.raises(ScenarioError, match="4 entries odds cannot play") as e:
+        import_list(write("b.ros", lists.ros("wh40k3", [("F", "C", [unit])])))
+    for name in ("Grabba Stikk", "Big Choppa", "Mob Rule", "Waaagh!"):
+        assert name in str(e.value)
+
+
+def test_two_read_weapons_of_one_name_stay_apart(write):
+    stealer = lists.sel("Genestealers", "unit", children=[lists.sel(
+        "Genestealer", "model", 5, profiles=[lists.unit40k("Genestealer", 6, 4, 4, 1, 6, 2, 10,
+                                                           "5+")],
+        children=[lists.sel("Rending Claws", number=5, profiles=[lists.weapon40k("Claws")])])])
+    lord = lists.sel("Broodlord", "unit", categories=["HQ"], profiles=[
+        lists.unit40k("Broodlord", 7, 6, 5, 3, 7, 4, 10, "4+")], children=[
+        lists.sel("Monstrous Claws", profiles=[lists.weapon40k("Claws", S="User x2")])])
+    imported = import_list(write("g.ros", lists.ros("wh40k3", [("F", "C", [stealer, lord])])))
+    assert imported.weapons == {"claws": {"two_weapon": True},
+                                "claws (2)": {"two_weapon": True, "strength_mult": 2}}
+    assert _unit(imported, "Broodlord")["models"][0]["equipment"] == ["claws (2)"]
+
+
+def test_items_for_some_models_that_overlap_are_a_problem(write):
+    vets = lists.sel("Veteran Squad", "unit", children=[
+        lists.sel("Veteran", "model", 5, pts=75, profiles=[
+            lists.unit40k("Veteran", 4, 4, 4, 1, 4, 1, 8, "3+")]),
+        lists.sel("Power Weapon", number=3, pts=30), lists.sel("Plasma Pistol", number=3,
+                                                                pts=30)])
+    with pytest.raises(ScenarioError, match=r"Plasma Pistol: 3 of it, besides another item "
+                                            r"bought for some of the unit's models"):
+        import_list(write("v.ros", lists.ros("wh40k3", [("F", "C", [vets])])))
+
+
 @pytest.mark.parametrize("game, number, count, equipment", [
     ("mordheim", 2, 1, ["axe", "axe"]),             # a hero's two axes: two weapons
     ("wh40k3", 2, 1, ["lightning claw", "lightning claw"]),  # a pair (R0-3's re-roll)
@@ -192,9 +259,11 @@ def test_a_special_weapon_in_a_model_entry_arms_that_many_models(write):
     pair = lists.sel("Squad", "unit", children=[lists.sel("Marine", "model", 2, profiles=[
         lists.unit40k("Marine", 4, 4, 4, 1, 4, 1, 8, "3+")], children=[
         lists.sel("Power Weapon", number=3)])])
-    with pytest.raises(ScenarioError, match=r"F > Squad > Marine > Power Weapon: 3 of it "
-                                            r"among 2 models: .* \[fights_with\] \"Marine\""):
-        import_list(write("p.ros", lists.ros("wh40k3", [("F", "C", [pair])])))
+    path = write("p.ros", lists.ros("wh40k3", [("F", "C", [pair])]))
+    fixed = _fixed_by_map(write, path, r"F > Squad > Marine > Power Weapon: 3 of it among 2 "
+                          r"models: .* \[fights_with\] \"Marine\"",
+                          '[fights_with]\nMarine = ["power weapon"]\n')
+    assert fixed.units[0].table["models"][0]["equipment"] == ["power weapon"]
 
 
 @pytest.mark.parametrize("text, saves", [("3+", {"Sv": 3}), ("-", {}), ("-/5+", {"Inv": 5}),
@@ -334,6 +403,34 @@ def test_whfb8_detachments_mounts_barding_and_types_as_the_data_set_writes_them(
     assert rider["mount"] == {"WS": 3, "S": 3, "I": 3, "A": 1}
 
 
+def test_whfb8_steeds_bought_for_the_regiment_and_champions_written_as_models(write):
+    """The data set puts a regiment's steed on the unit entry (Marauder Horsemen), types a
+    knight's "Lance and Shield" option as a unit, writes "Heavy Armor" holding a "Heavy
+    Armour" profile, and the Dark Elves book types its champions as models: all are read."""
+    horse = lists.model8("Warhorse", 8, 3, 3, 3, 1, 3, 1, 5, Type="War Beast")
+    horsemen = lists.sel("Marauder Horsemen", "unit", profiles=[horse], children=[
+        lists.sel("Marauder Horsemen", "model", 5, pts=70, profiles=[
+            lists.model8("Marauder", 4, 4, 3, 3, 1, 4, 1, 7, Type="-")]),
+        lists.sel("Lance and Shield", "unit", pts=10, profiles=[
+            lists.weapon8("Lance", "'+2"), lists.armour8("Shield", "-1")]),
+        lists.sel("Heavy Armor", profiles=[lists.armour8("Heavy Armour", "5+")])])
+    spears = lists.sel("Dreadspears", "unit", children=[
+        lists.sel("Dreadspears", "model", 9, pts=90, profiles=[
+            lists.model8("Dreadspear", 5, 4, 3, 3, 1, 5, 1, 8)]),
+        lists.sel("Lordling", "model", 1, pts=10, profiles=[
+            lists.model8("Lordling", 5, 4, 3, 3, 1, 5, 2, 8)]),
+        lists.sel("Musician", "model", 1, pts=5)])
+    imported = import_list(write("h.ros", lists.ros("whfb8", [("F", "C", [horsemen, spears])])))
+    riders = _unit(imported, "Marauder Horsemen")["models"][0]
+    assert riders["troop_type"] == "cavalry" and riders["mount"] == {"WS": 3, "S": 3, "I": 3,
+                                                                     "A": 1}
+    assert riders["equipment"] == ["lance", "shield", "heavy armour"]
+    spearmen = _unit(imported, "Dreadspears")
+    assert [(g["name"], g["count"], g.get("champion", False)) for g in spearmen["models"]] == [
+        ("Dreadspears", 9, False), ("Lordling", 1, True)]
+    assert spearmen["musician"] is True
+
+
 def test_whfb8_champion_carries_the_wargear_of_the_rank_and_file(write):
     """The data set buys a regiment's shields inside the rank and file's entry; the
     champion, one of those models (R2), carries them too."""
@@ -393,7 +490,8 @@ def test_a_champion_odds_does_not_know_by_name_is_a_problem_with_the_fix(write):
     path = write("c.ros", lists.ros("whfb8", [("F", "C", [unit])]))
     fixed = _fixed_by_map(write, path, r"F > Clansmen > Chief of the Clan: 'Chief of the "
                           r"Clan' is a model bought as an upgrade, which odds' whfb8 reads "
-                          r"only as a unit's champion: name it in champion_models",
+                          r"as a unit's champion or a mount: name it in a --map file, in "
+                          r"champion_models",
                           'champion_models = ["Chief"]\n')
     groups = fixed.units[0].table["models"]
     assert [(g["name"], g["count"], g.get("champion", False)) for g in groups] == [

@@ -99,7 +99,7 @@ def import_list(path, map: str | Path | None = None, skip_unknown: bool = False)
     reader = _reader(rules)
     units = []
     for force in army.forces:
-        for unit_entry in (u for top in force.children for u in top.units()):
+        for unit_entry in (u for top in force.children for u in top.units(reader.apart)):
             unit = reader.unit(unit_entry)
             if unit is not None and _plays(unit, reader, ruleset, source):
                 units.append(unit)

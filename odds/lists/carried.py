@@ -52,8 +52,8 @@ class Carried:
         two axes); fewer than its models arm that many of them (a group of their own, in a
         game whose units buy per model), or all of them where units buy for every model."""
         n, count = item.number, group["count"]
-        if not equipment or n in (0, count):
-            return equipment
+        if not equipment or n in (0, count) or group["name"].casefold() in self.m.fights_with:
+            return equipment  # (the map's [fights_with] then says what they carry)
         if n < count:
             if self.m.unit_items != "number":
                 return equipment
@@ -85,8 +85,21 @@ class Carried:
         weapons = [p for p in item.profiles
                    if p.kind.casefold() in {k.casefold() for k in self.m.weapon_profiles
                                             + self.m.melee_profiles}]
-        if weapons:
-            return self._with_inside(item, self._weapon(item, weapons))
+        armour = [p for p in item.profiles
+                  if p.kind.casefold() in {k.casefold() for k in self.m.armour_profiles}]
+        if weapons:  # ("Lance and Shield": a weapon's profile and an armour's)
+            got = self._weapon(item, weapons)
+            for p in armour if got is not None else []:
+                known = self._known(p.name, f"{item.path} > {p.name}")
+                if known is None:
+                    self.problem(item.path, f"unknown armour {p.name!r}: map it in a --map "
+                                 f"file ([equipment] {_quoted(p.name)} = \"odds name\")")
+                    return None
+                got = (got[0] + known, got[1])
+            return self._with_inside(item, got)
+        if armour and all(self._known(p.name, item.path) is not None for p in armour):
+            return self._with_inside(item, (  # "Heavy Armor" holding "Heavy Armour"
+                [e for p in armour for e in self._known(p.name, item.path)], []))
         rules = [p.name for p in item.profiles
                  if p.kind.casefold() in {k.casefold() for k in self.m.rule_profiles}]
         others = [p for p in item.profiles if p.name not in rules and not
@@ -173,8 +186,12 @@ class Carried:
                              f"{_quoted(item.name)} = \"odds weapon\" (`odds weapons "
                              f"{self.m.ruleset}` lists them)")
                 return None
-            name = p.name.strip().lower()
-            self.weapons[name] = {**self.m.read_weapon, **read, **effects}
+            weapon = {**self.m.read_weapon, **read, **effects}
+            name, k = p.name.strip().lower(), 1
+            while self.weapons.get(name, weapon) != weapon:  # two "Claws" of two strengths
+                k += 1
+                name = f"{p.name.strip().lower()} ({k})"
+            self.weapons[name] = weapon
             equipment.append(name)
             self.report.notes.append(f"{item.path}: {p.name!r} read from its profile as "
                                      f"{_described(self.weapons[name])} (strength "
@@ -203,14 +220,16 @@ class Carried:
         """Upgrades taken by the unit, not by a model: every model carries them (a unit's
         weapon bought once, its armour); rules and flags as the mapping says."""
         total = sum(g["count"] for g in groups)
+        done = True
         for item in items:
             got = self._item(item)
             if got is None:
-                return False
+                done = False  # (the next items are read too, so each problem is said)
+                continue
             equipment, rules = got
             if equipment and self.m.unit_items == "number" and 0 < item.number < total \
                     and item.name.casefold() not in {w.casefold() for w in self.m.unit_wargear}:
-                self._split(item, equipment, groups)
+                done = self._split(item, equipment, groups) and done
                 continue
             for group in groups:
                 group["equipment"] = group["equipment"] + [e for e in equipment
@@ -220,15 +239,23 @@ class Carried:
             if equipment and len(groups) > 1:
                 self.report.notes.append(f"{item.path}: taken by the unit, so every model "
                                          f"carries it ({', '.join(equipment)})")
-        return True
+        return done
 
     def _split(self, item: Selection, equipment: list[str], groups: list[dict],
-               largest: dict | None = None) -> None:
+               largest: dict | None = None) -> bool:
         """``number`` models carry an item: they are taken out of its group (for a
-        unit-level item, the unit's largest ordinary group) as a group of their own."""
+        unit-level item, the unit's largest ordinary group) as a group of their own. More
+        than the group still has (another item took the rest) is a problem: the list does
+        not say which models carry which."""
         plain = [g for g in groups if not g.get("character") and not g.get("champion")]
         largest = largest or max(plain or groups, key=lambda g: g["count"])
-        n = min(item.number, largest["count"])
+        n = item.number
+        if n > largest["count"] or largest.get("_split"):
+            self.problem(item.path, f"{n} of it, besides another item bought for some of "
+                         "the unit's models: the list does not say which models carry which; "
+                         "give the unit as you want it played in the roster (odds import -o), "
+                         "or drop it")
+            return False
         if n == largest["count"]:
             largest["equipment"] = largest["equipment"] + equipment
         else:
@@ -238,10 +265,11 @@ class Carried:
             largest["_spent"] = None if spent is None else spent - share
             groups.append({**largest, "name": f"{largest['name']} with {item.name}",
                            "count": n, "equipment": largest["equipment"] + equipment,
-                           "_spent": share})
+                           "_spent": share, "_split": True})
         self.report.notes.append(f"{item.path}: {n} of the unit's models carry it; odds "
                                  f"plays them as their own group (which models carry it, "
                                  "the list does not say)")
+        return True
 
     def _hands(self, group: dict, where: str) -> None:
         """The order a group's equipment is listed in: as the list has it, with the mapping's
@@ -258,7 +286,8 @@ class Carried:
         group["equipment"] = sorted(group["equipment"], key=lambda e: e.casefold() in last)
 
     def _rules(self, sel: Selection, names: list[str]) -> list[str] | None:
-        out = []
+        """odds' names of the rules, or None when one is unknown (each one said)."""
+        out, known = [], True
         for name in names:
             key = name.strip().casefold()
             # "Detachment (FAQ'ed)", "Hatred (High Elves)": the name without its note
@@ -278,8 +307,8 @@ class Carried:
                              f"file ([rules] {_quoted(name)} = \"odds rule\", or \"\" if it "
                              f"plays no part in melee; `odds weapons {self.m.ruleset}` lists "
                              "odds' rules)")
-                return None
-        return out
+                known = False
+        return out if known else None
 
     def problem(self, where: str, message: str) -> None:
         self.report.problems.append(f"{where}: {message}")
@@ -300,10 +329,13 @@ def _strength(text: str) -> dict | None:
 
 
 def _described(weapon: dict) -> str:
+    bonus = weapon.get("strength_bonus")
     if "strength_mult" in weapon:
         said = f"strength x{weapon['strength_mult']}"
-    elif "strength_bonus" in weapon:
-        said = f"strength {weapon['strength_bonus']:+d}"
+    elif isinstance(bonus, int) and not isinstance(bonus, bool):
+        said = f"strength {bonus:+d}"
+    elif bonus is not None:  # a map's odd value: the roster's check says what is wrong
+        said = f"strength_bonus = {bonus!r}"
     else:
         said = "the user's strength"
     rest = {k: v for k, v in weapon.items() if k not in ("strength_mult", "strength_bonus")}

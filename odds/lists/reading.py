@@ -39,7 +39,7 @@ class Reader(Carried):
     # -- units ---------------------------------------------------------------------------
     def unit(self, top: Selection) -> Unit | None:
         where = top.path
-        for sel in top.own():
+        for sel in top.own(self.apart):
             for p in sel.profiles:
                 reason = self.m.cannot_play.get(p.kind.casefold())
                 if reason:
@@ -48,21 +48,20 @@ class Reader(Carried):
         models = self._model_selections(top)
         if not models:
             if not self._model_profiles(top):
-                if not any(c.kind == "unit" for c in top.walk() if c is not top):
+                if not any(self.apart(c) for c in top.walk() if c is not top):
                     self.report.left_out.append(f"{where}: no model in it (plays nothing in "
                                                 "melee)")
                 return None  # (a holder of units: each is read as a unit of its own)
             models = [top]
         unit_items = [] if top in models else [
             c for c in top.children + self._profile_items(top)
-            if c not in models and c.kind != "unit" and not self._holds(c, models)]
-        champions = [m for m in models if m.kind != "model" and self._is_champion(m)]
-        groups = []
-        for sel in models:
-            group = self._group(top, sel, models, champion=sel in champions)
-            if group is None:
-                return None
-            groups.append(group)
+            if c not in models and not self.apart(c) and not self._holds(c, models)]
+        champions = [m for m in models if self._is_champion(m, models)]
+        before = len(self.report.problems)  # every problem of the unit is reported
+        unit_rules = self._rules(top, top.rules)
+        groups = [self._group(top, sel, models, champion=sel in champions) for sel in models]
+        if None in groups or unit_rules is None:
+            return None
         if not self._upgraded_models(top, models, champions, groups):
             return None
         for group in list(groups):  # items of a model entry that arm only some of its models
@@ -83,14 +82,14 @@ class Reader(Carried):
                 flagged.append(item)
         rest = [c for c in unit_items if c not in flagged]
         rest += [c for item in flagged for c in item.children]  # a standard's banner
-        if not self._unit_items(rest, groups):
-            return None
+        self._unit_items(rest, groups)
         for group in groups:
             self._hands(group, f"{where} > {group['name']}" if group["name"] != top.name
                         else where)
+        for group in groups:
+            group.pop("_split", None)
         _distinct_groups(groups)
-        unit_rules = self._rules(top, top.rules)
-        if unit_rules is None:
+        if len(self.report.problems) > before:
             return None
         for group in groups:
             group["rules"] = list(dict.fromkeys(unit_rules + group.get("rules", [])))
@@ -107,24 +106,45 @@ class Reader(Carried):
     def _model_selections(self, top: Selection) -> list[Selection]:
         """The unit's models: its model entries and the upgrades with a stat line of their
         own (the data sets write a mob's "Slugga Boy" x19 or a squad's "Sergeant" so), not
-        looking inside a model, nor into a unit inside (a unit of its own)."""
+        looking inside a model, nor into a unit inside (a unit of its own); a standard or
+        musician written as a model without a stat line is the unit's flag, not a model.
+        An entry with a stat line of its own that holds models of other names is a model
+        too: a Wolf Lord with his wolves, a Farseer with Warlocks."""
         def is_model(sel):
-            return sel.kind == "model" or self._stat_profile(sel) is not None
+            if self._stat_profile(sel) is not None:
+                return True
+            return sel.kind == "model" and not self.m.unit_flags.get(sel.name.casefold())
 
-        if top.kind == "model" and not any(is_model(c) for c in top.own() if c is not top):
+        if top.kind == "model" and not any(is_model(c) for c in top.own(self.apart)
+                                           if c is not top):
             return [top]
         found = []
 
         def visit(sel):
             for child in sel.children:
-                if child.kind == "unit":
+                if self.apart(child):
                     continue
                 if is_model(child):
                     found.append(child)
                 else:
                     visit(child)
         visit(top)
-        return [m for m in found if m.number > 0]
+        found = [m for m in found if m.number > 0]
+        own = self._stat_profile(top)
+        if found and own is not None:
+            theirs = {n.casefold() for m in found
+                      for n in [m.name] + [p.name for p in m.profiles if self._is_stat_line(p)]}
+            if own.name.casefold() not in theirs and top.name.casefold() not in theirs:
+                self.report.notes.append(f"{top.path}: a model of its own beside the models "
+                                         f"it holds ({', '.join(m.name for m in found)})")
+                return [top] + found
+        return found
+
+    def apart(self, sel: Selection) -> bool:
+        """Whether a selection inside a unit is a unit of its own: of type unit, holding a
+        model (the data sets also type a knight's "Lance and Shield" option unit)."""
+        return sel.kind == "unit" and any(
+            s.kind == "model" or self._stat_profile(s) is not None for s in sel.walk())
 
     def _upgraded_models(self, top: Selection, models: list[Selection],
                          champions: list[Selection], groups: list[dict]) -> bool:
@@ -138,19 +158,20 @@ class Reader(Carried):
                 base = max(plain, key=lambda g: g["count"], default=None)
                 if base is None:
                     continue
-                if self.m.command_in_count and base["count"] > 1:
-                    base["count"] -= 1
+                if self.m.command_in_count and base["count"] > 1 and sel.kind != "model":
+                    base["count"] -= 1  # (an upgrade makes one of them the champion)
                 if self.m.command_in_count:
                     group["equipment"] = base["equipment"] + [
                         e for e in group["equipment"] if e not in base["equipment"]]
                 continue
             if sel.kind == "model" or sel is top:
                 continue
-            if self.m.champion_models:
+            if self.m.champion_models and sel.number == 1:
                 self.problem(sel.path, f"{sel.name!r} is a model bought as an upgrade, which "
-                             f"odds' {self.m.ruleset} reads only as a unit's champion: name it "
-                             f"in champion_models in a --map file (champion_models = "
-                             f"[{_quoted(sel.name)}, ...], with the bundled names), or drop it")
+                             f"odds' {self.m.ruleset} reads as a unit's champion or a mount: "
+                             f"name it in a --map file, in champion_models (champion_models = "
+                             f"[{_quoted(sel.name)}, ...], with the bundled names) or, for a "
+                             "steed, in mounts; or drop it")
                 return False
             self.report.notes.append(f"{sel.path}: {sel.number} model"
                                      f"{'s' if sel.number != 1 else ''} of the unit, though "
@@ -161,7 +182,7 @@ class Reader(Carried):
         return any(m is not sel and m in list(sel.walk()) for m in models)
 
     def _model_profiles(self, sel: Selection) -> list[Profile]:
-        return [p for s in sel.own() for p in s.profiles if self._is_stat_line(p)]
+        return [p for s in sel.own(self.apart) for p in s.profiles if self._is_stat_line(p)]
 
     def _profile_items(self, sel: Selection) -> list[Selection]:
         """A weapon or armour profile written on the unit or model itself, as an item."""
@@ -174,8 +195,14 @@ class Reader(Carried):
         mine = [p for p in sel.profiles if self._is_stat_line(p)]
         return mine[0] if mine else None
 
-    def _is_champion(self, sel: Selection) -> bool:
-        return _named_in(sel.name, self.m.champion_models)
+    def _is_champion(self, sel: Selection, models: list[Selection]) -> bool:
+        """A unit's champion: an upgrade carrying a stat line, or a model entry of one beside
+        the rank and file (the whfb8 Dark Elves book types its champions so), whose name
+        holds a champion name."""
+        if not _named_in(sel.name, self.m.champion_models) or len(models) < 2 \
+                or sel.number != 1:
+            return False
+        return sel.kind != "model" or any(m is not sel and m.number > 1 for m in models)
 
     def _is_character(self, top: Selection, group: dict) -> bool:
         return bool({c.casefold() for c in top.categories}
@@ -198,15 +225,18 @@ class Reader(Carried):
         if champion:
             group["count"] = 1
             group["champion"] = True
-        elif _named_in(sel.name, self.m.character_models):
-            group["character"] = True
+        elif _named_in(sel.name, self.m.character_models) or (
+                sel is top and len(models) > 1 and self._is_character(top, group)):
+            group["character"] = True  # (a lord with his retinue, the lord's group)
         troop = self._troop_type(profile, where)
         if troop is False:
             return None
         if troop:
             group["troop_type"] = troop
         group["profile"] = stats
-        mount = self._mount(sel if sel is not top else top, where)
+        mount = self._mount(sel, where)
+        if mount is None and sel is not top:  # a regiment's steeds written on the unit
+            mount = self._mount(top, where, [m for m in models if m is not top])
         if mount is False:
             return None
         if mount:
@@ -215,34 +245,40 @@ class Reader(Carried):
                 group["troop_type"] = self.m.mounted_types[0]
             self.report.notes.append(f"{where}: rides a mount (WS, S, I, A of its profile); "
                                      f"plays as {group['troop_type']}")
-        items = [c for c in sel.children if c.kind != "model"] + self._profile_items(sel)
-        equipment, rules = [], []
-        for item in items:
+        inside = [c for c in sel.children if c not in models and not self.apart(c)
+                  and not self._holds(c, models)]
+        equipment, rules, failed = [], [], False
+        for item in inside + self._profile_items(sel):
             if self.m.group_flags.get(item.name.casefold()):
                 group[self.m.group_flags[item.name.casefold()]] = True
                 continue
+            if item.kind == "model":  # a model inside a model's entry (a champion's hound)
+                self.problem(item.path, f"{item.name!r} is a model inside {sel.name!r}'s "
+                             "entry: odds plays the models of a unit, not a model one of "
+                             "them brings; drop it, or give the unit as you want it played "
+                             "in the roster")
+                failed = True
+                continue
             got = self._item(item)
-            if got is None:
-                return None
-            carried = self._carried(item, group, got[0])
+            carried = None if got is None else self._carried(item, group, got[0])
             if carried is None:
-                return None
+                failed = True  # (the next items are read too, so each problem is said)
+                continue
             equipment += carried
             rules += got[1]
-        own_rules = self._rules(sel, sel.rules) if sel is not top else []
-        if own_rules is None:
+        own_rules = self._rules(sel, sel.rules) if sel is not top or len(models) > 1 else []
+        if own_rules is None or failed:
             return None
         group["equipment"] = equipment
         if rules + own_rules:
             group["rules"] = list(dict.fromkeys(rules + own_rules))
-        spent = self._cost(sel)
-        group["_spent"] = spent if sel is not top else self._cost(top)
+        group["_spent"] = self._cost(sel, [m for m in models if m is not sel])
         return group
 
     def _unit_profile(self, top: Selection, sel: Selection, models) -> Profile | None:
         """A stat line kept on the unit (or a level above the model): the one named as the
         model, or the only one there."""
-        found = [p for s in top.own() if s is not sel and s not in models
+        found = [p for s in top.own(self.apart) if s is not sel and s not in models
                  for p in s.profiles if self._is_stat_line(p)]
         named = [p for p in found if p.name.casefold() == sel.name.casefold()]
         if named:
@@ -323,8 +359,11 @@ class Reader(Carried):
             return False
         return self.m.troop_types[key]
 
-    def _mount(self, sel: Selection, where: str):
-        found = [p for s in sel.walk() for p in s.profiles if self._is_mount(p)]
+    def _mount(self, sel: Selection, where: str, models: list[Selection] = ()):
+        """The mount's WS, S, I and A: a mount profile in the selection (not in ``models``
+        inside it), None without one, False on a problem."""
+        found = [p for s in sel.own(lambda c: c in models or self.apart(c))
+                 for p in s.profiles if self._is_mount(p)]
         if not found:
             return None
         stats = self._stats(found[0], where)
@@ -333,10 +372,12 @@ class Reader(Carried):
         return {k: stats[k] for k in ("WS", "S", "I", "A") if k in stats}
 
     # -- points ------------------------------------------------------------------------------
-    def _cost(self, sel: Selection) -> float | None:
+    def _cost(self, sel: Selection, models: list[Selection] = ()) -> float | None:
+        """What a selection cost in the list, without the units and ``models`` inside it."""
         if not self.m.points:
             return None
-        costs = [c for s in sel.own() for k, c in s.costs.items()
+        costs = [c for s in sel.own(lambda c: c in models or self.apart(c))
+                 for k, c in s.costs.items()
                  if k.strip().casefold() == self.m.points.casefold()]
         return sum(costs) if costs else None
 

@@ -42,27 +42,27 @@ class Selection:
         for child in self.children:
             yield from child.walk()
 
-    def own(self):
-        """This selection and what is inside it, but not the units inside it (a whfb8
-        unit's detachments are units of their own)."""
+    def own(self, apart=lambda sel: sel.kind == "unit"):
+        """This selection and what is inside it, but not the units inside it (``apart``: a
+        whfb8 unit's detachments are units of their own)."""
         yield self
         for child in self.children:
-            if child.kind != "unit":
-                yield from child.own()
+            if not apart(child):
+                yield from child.own(apart)
 
-    def units(self):
-        """This selection and every unit inside it (its detachments), each once: one odds
-        unit each."""
+    def units(self, apart=lambda sel: sel.kind == "unit"):
+        """This selection and every unit inside it (``apart``: its detachments), each once:
+        one odds unit each."""
         yield self
         for child in self.children:
-            yield from child._inner_units()
+            yield from child._inner_units(apart)
 
-    def _inner_units(self):
-        if self.kind == "unit":
-            yield from self.units()
+    def _inner_units(self, apart):
+        if apart(self):
+            yield from self.units(apart)
         else:
             for child in self.children:
-                yield from child._inner_units()
+                yield from child._inner_units(apart)
 
 
 @dataclass
