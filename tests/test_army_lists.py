@@ -545,6 +545,16 @@ def test_mordheim_more_weapons_than_hands_asks_which_he_fights_with(write):
                for x in chosen.report.notes)
 
 
+def test_mordheim_a_races_maximum_is_not_the_heros_stat_line(write):
+    """The data set links "Human max" (a Model profile of the race's maximum characteristics)
+    to a hero: it is not his stat line, whichever comes first."""
+    hero = lists.sel("Mercenary Captain", "model", categories=["Heroes"], pts=60, profiles=[
+        lists.model_m("Human max", 4, 6, 6, 4, 4, 3, 6, 4, 9),
+        lists.model_m("Mercenary Captain", 4, 4, 4, 3, 3, 1, 4, 1, 8)])
+    imported = import_list(write("c.ros", lists.ros("mordheim", [("W", "C", [hero])])))
+    assert imported.units[0].table["models"][0]["profile"]["WS"] == 4
+
+
 def test_mordheim_names_as_the_public_data_set_writes_them(write):
     """Entries spelt as the Mordheim data set spells them: advances the roster's profile
     already shows (a note, nothing added), a skill taken as an upgrade carrying its rule (a

@@ -39,8 +39,12 @@ class Carried:
         self.report = Report()
 
     def _is_stat_line(self, p: Profile) -> bool:
+        """A model's stat line: not a mount's, nor a race's maximum ("Human max")."""
+        name = p.name.casefold()
+        limit = any(name == w.casefold() or name.endswith(" " + w.casefold())
+                    for w in self.m.limit_profiles)
         return p.kind.casefold() in {k.casefold() for k in self.m.model_profiles} and \
-            not self._is_mount(p)
+            not self._is_mount(p) and not limit
 
     def _is_mount(self, p: Profile) -> bool:
         return p.kind.casefold() in {k.casefold() for k in self.m.model_profiles} and \

@@ -61,6 +61,7 @@ LISTS = {  # key -> check; the user's replaces the bundled
     "champion_models": _names, "command_in_count": s.boolean,
     "range": _word, "strength": _word, "type": _word, "melee_ranges": _names,
     "pistol_types": _names, "pistol": _word, "off_hand": _names, "in_profile": _names,
+    "limit_profiles": _names,
     "special": _names,
     "troop_type": _word,
     "unit_defaults": s.table, "unit_items": s.choice("all", "number"), "unit_wargear": _names,
