@@ -478,6 +478,22 @@ def test_whfb8_join_puts_a_character_into_a_unit(write):
         import_list(path, map=write("bad.toml", '[join]\nnobody = "Halberdiers"\n'))
 
 
+def test_whfb8_join_tells_two_characters_of_one_name_apart(write):
+    """Two captains are "Captain of the Empire" and "Captain of the Empire (2)" in the
+    roster; [join] names each as the roster does."""
+    xml = lists.empire().decode()
+    start = xml.index('<selection id="s', xml.index('name="Captain of the Empire"') - 40)
+    end = xml.index('<selection', xml.index('name="Empire Knights"') - 60)
+    twice = (xml[:end] + xml[start:end] + xml[end:]).encode()
+    path = write("two.ros", twice)
+    joined = import_list(path, skip_unknown=True, map=write(
+        "join.toml", '[join]\n"Captain of the Empire (2)" = "Empire Knights"\n'))
+    assert [u.table["name"] for u in joined.units] == ["Halberdiers", "Captain of the Empire",
+                                                       "Empire Knights"]
+    assert [g["name"] for g in _unit(joined, "Empire Knights")["models"]] == [
+        "Knight", "Captain of the Empire"]
+
+
 def test_a_champion_odds_does_not_know_by_name_is_a_problem_with_the_fix(write):
     """whfb8 reads a unit's upgrade with its own Model profile as its champion only by name;
     another name fails, saying which key takes it, and the map's champion_models plays it."""

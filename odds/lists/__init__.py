@@ -103,8 +103,8 @@ def import_list(path, map: str | Path | None = None, skip_unknown: bool = False)
             unit = reader.unit(unit_entry)
             if unit is not None and _plays(unit, reader, ruleset, source):
                 units.append(unit)
+    _distinct_units(units)  # first, so that [join] may name "Captain (2)"
     units = _joined(units, rules, reader, ruleset, source)
-    _distinct_units(units)
     report = reader.report
     if report.problems and not skip_unknown:
         raise ScenarioError(_problems(report.problems, source), source)
