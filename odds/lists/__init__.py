@@ -19,7 +19,7 @@ from odds.errors import ScenarioError
 from odds.lists.files import is_army_list, read_roster_xml
 from odds.lists.mapping import Mapping, game_of, mapping
 from odds.lists.carried import Report, _quoted
-from odds.lists.reading import Reader, Unit
+from odds.lists.reading import Reader, Unit, told_apart
 from odds.lists.tree import ArmyList, army_list
 
 __all__ = ["import_list", "Imported", "is_army_list", "bundled_lists"]
@@ -103,7 +103,7 @@ def import_list(path, map: str | Path | None = None, skip_unknown: bool = False)
             unit = reader.unit(unit_entry)
             if unit is not None and _plays(unit, reader, ruleset, source):
                 units.append(unit)
-    _distinct_units(units)  # first, so that [join] may name "Captain (2)"
+    told_apart([u.table for u in units], fold=True)  # first: [join] may name "Captain (2)"
     units = _joined(units, rules, reader, ruleset, source)
     report = reader.report
     if report.problems and not skip_unknown:
@@ -185,15 +185,6 @@ def _joined(units: list[Unit], rules: Mapping, reader: Reader, ruleset: str,
         units.remove(character)
         reader.report.notes.append(f"{character.path}: joined to {host.path} ([join])")
     return units
-
-
-def _distinct_units(units: list[Unit]) -> None:
-    seen: dict[str, int] = {}
-    for unit in units:
-        name = unit.table["name"]
-        seen[name.casefold()] = seen.get(name.casefold(), 0) + 1
-        if seen[name.casefold()] > 1:
-            unit.table["name"] = f"{name} ({seen[name.casefold()]})"
 
 
 def _problems(problems: list[str], source: str) -> str:

@@ -43,12 +43,10 @@ class Carried:
         name = p.name.casefold()
         limit = any(name == w.casefold() or name.endswith(" " + w.casefold())
                     for w in self.m.limit_profiles)
-        return p.kind.casefold() in {k.casefold() for k in self.m.model_profiles} and \
-            not self._is_mount(p) and not limit
+        return self.m.has("model_profiles", p.kind) and not self._is_mount(p) and not limit
 
     def _is_mount(self, p: Profile) -> bool:
-        return p.kind.casefold() in {k.casefold() for k in self.m.model_profiles} and \
-            p.name.casefold() in {m.casefold() for m in self.m.mounts}
+        return self.m.has("model_profiles", p.kind) and self.m.has("mounts", p.name)
 
     def _carried(self, item: Selection, group: dict, equipment: list[str]) -> list[str] | None:
         """What each model of a group carries of an item in its entry: the list counts the
@@ -74,7 +72,7 @@ class Carried:
     def _item(self, item: Selection):
         """(odds equipment names, odds rule names) an upgrade gives, or None on a problem."""
         name, key = item.name, item.name.casefold()
-        if key in {n.casefold() for n in self.m.in_profile}:
+        if self.m.has("in_profile", name):
             self.report.notes.append(f"{item.path}: already in the stat line as the list "
                                      "writes it")
             return [], []
@@ -86,28 +84,22 @@ class Carried:
         if key in self.m.rules or key in self.special_rules:
             rules = self._rules(item, [name])
             return None if rules is None else ([], rules)
-        weapons = [p for p in item.profiles
-                   if p.kind.casefold() in {k.casefold() for k in self.m.weapon_profiles
-                                            + self.m.melee_profiles}]
-        armour = [p for p in item.profiles
-                  if p.kind.casefold() in {k.casefold() for k in self.m.armour_profiles}]
+        weapons = [p for p in item.profiles if self.m.has("weapon_profiles", p.kind)
+                   or self.m.has("melee_profiles", p.kind)]
+        armour = [p for p in item.profiles if self.m.has("armour_profiles", p.kind)]
+        worn, unknown = self._by_name(item, armour)
         if weapons:  # ("Lance and Shield": a weapon's profile and an armour's)
             got = self._weapon(item, weapons)
-            for p in armour if got is not None else []:
-                known = self._known(p.name, f"{item.path} > {p.name}")
-                if known is None:
-                    self.problem(item.path, f"unknown armour {p.name!r}: map it in a --map "
-                                 f"file ([equipment] {_quoted(p.name)} = \"odds name\")")
-                    return None
-                got = (got[0] + known, got[1])
-            return self._with_inside(item, got)
-        if armour and all(self._known(p.name, item.path) is not None for p in armour):
-            return self._with_inside(item, (  # "Heavy Armor" holding "Heavy Armour"
-                [e for p in armour for e in self._known(p.name, item.path)], []))
-        rules = [p.name for p in item.profiles
-                 if p.kind.casefold() in {k.casefold() for k in self.m.rule_profiles}]
-        others = [p for p in item.profiles if p.name not in rules and not
-                  p.kind.casefold() in {k.casefold() for k in self.m.ignored_profiles}]
+            if got is not None and unknown is not None:
+                self.problem(item.path, f"unknown armour {unknown.name!r}: map it in a --map "
+                             f"file ([equipment] {_quoted(unknown.name)} = \"odds name\")")
+                return None
+            return self._with_inside(item, None if got is None else (got[0] + worn, got[1]))
+        if armour and unknown is None:  # "Heavy Armor" holding "Heavy Armour"
+            return self._with_inside(item, (worn, []))
+        rules = [p.name for p in item.profiles if self.m.has("rule_profiles", p.kind)]
+        others = [p for p in item.profiles if p.name not in rules
+                  and not self.m.has("ignored_profiles", p.kind)]
         if not item.profiles and item.children:  # a choice holding the chosen items
             return self._inside(item)
         if not others and (rules or item.rules):  # a skill or rule taken as an upgrade
@@ -125,6 +117,17 @@ class Carried:
                      "part in melee; `odds weapons "
                      f"{self.m.ruleset}` lists the names)")
         return None
+
+    def _by_name(self, item: Selection, profiles: list[Profile]):
+        """(odds equipment of the profiles, each known by its name; the first profile odds
+        does not know, or None)."""
+        worn = []
+        for p in profiles:
+            known = self._known(p.name, f"{item.path} > {p.name}")
+            if known is None:
+                return [], p
+            worn += known
+        return worn, None
 
     def _with_inside(self, item: Selection, got):
         """An item's own (equipment, rules) with those of the items inside it."""
@@ -162,10 +165,8 @@ class Carried:
                 equipment += known
                 continue
             values = {k.casefold(): v.strip() for k, v in p.values.items()}
-            melee = p.kind.casefold() in {k.casefold() for k in self.m.melee_profiles}
-            if not melee:
-                reach = values.get(self.m.range.casefold(), "")
-                melee = reach.casefold() in {r.casefold() for r in self.m.melee_ranges}
+            melee = self.m.has("melee_profiles", p.kind) or self.m.has(
+                "melee_ranges", values.get(self.m.range.casefold(), ""))
             kind = values.get(self.m.type.casefold(), "") if self.m.type else ""
             if not melee and self.m.pistol and any(
                     kind.casefold().startswith(t.casefold()) for t in self.m.pistol_types):
@@ -208,7 +209,7 @@ class Carried:
         give, and the parts odds does not read."""
         effects, unread = {}, []
         for column, text in p.values.items():
-            if column.casefold() not in {x.casefold() for x in self.m.special}:
+            if not self.m.has("special", column):
                 continue
             for part in re.split(r"[,;.]", text):
                 key = re.sub(r"\s*\([^)]*\)", "", part).strip().casefold()
@@ -220,20 +221,18 @@ class Carried:
                     unread.append(part.strip())
         return effects, unread
 
-    def _unit_items(self, items: list[Selection], groups: list[dict]) -> bool:
+    def _unit_items(self, items: list[Selection], groups: list[dict]) -> None:
         """Upgrades taken by the unit, not by a model: every model carries them (a unit's
         weapon bought once, its armour); rules and flags as the mapping says."""
         total = sum(g["count"] for g in groups)
-        done = True
         for item in items:
             got = self._item(item)
-            if got is None:
-                done = False  # (the next items are read too, so each problem is said)
+            if got is None:  # (a problem: the next items are read too, so each is said)
                 continue
             equipment, rules = got
             if equipment and self.m.unit_items == "number" and 0 < item.number < total \
-                    and item.name.casefold() not in {w.casefold() for w in self.m.unit_wargear}:
-                done = self._split(item, equipment, groups) and done
+                    and not self.m.has("unit_wargear", item.name):
+                self._split(item, equipment, groups)
                 continue
             for group in groups:
                 group["equipment"] = group["equipment"] + [e for e in equipment
@@ -243,10 +242,9 @@ class Carried:
             if equipment and len(groups) > 1:
                 self.report.notes.append(f"{item.path}: taken by the unit, so every model "
                                          f"carries it ({', '.join(equipment)})")
-        return done
 
     def _split(self, item: Selection, equipment: list[str], groups: list[dict],
-               largest: dict | None = None) -> bool:
+               largest: dict | None = None) -> None:
         """``number`` models carry an item: they are taken out of its group (for a
         unit-level item, the unit's largest ordinary group) as a group of their own. More
         than the group still has (another item took the rest) is a problem: the list does
@@ -259,7 +257,7 @@ class Carried:
                          "the unit's models: the list does not say which models carry which; "
                          "give the unit as you want it played in the roster (odds import -o), "
                          "or drop it")
-            return False
+            return
         if n == largest["count"]:
             largest["equipment"] = largest["equipment"] + equipment
         else:
@@ -273,7 +271,6 @@ class Carried:
         self.report.notes.append(f"{item.path}: {n} of the unit's models carry it; odds "
                                  f"plays them as their own group (which models carry it, "
                                  "the list does not say)")
-        return True
 
     def _hands(self, group: dict, where: str) -> None:
         """The order a group's equipment is listed in: as the list has it, with the mapping's
@@ -286,8 +283,8 @@ class Carried:
                                      f"{', '.join(group['equipment']) or 'nothing'})")
             group["equipment"] = list(chosen)
             return
-        last = {n.casefold() for n in self.m.off_hand}
-        group["equipment"] = sorted(group["equipment"], key=lambda e: e.casefold() in last)
+        group["equipment"] = sorted(group["equipment"],
+                                    key=lambda e: self.m.has("off_hand", e))
 
     def _rules(self, sel: Selection, names: list[str]) -> list[str] | None:
         """odds' names of the rules, or None when one is unknown (each one said)."""

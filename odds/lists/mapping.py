@@ -6,10 +6,10 @@ replaces the bundled list and a name table adds to (and overrides) the bundled o
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from odds.core import schema as s
-from odds.core.data import data_path, read_toml
+from odds.core.data import data_path, load_table, read_toml
 from odds.errors import ScenarioError
 
 GAMES = ("wh40k3", "whfb8", "mordheim")  # the rulesets a list can be imported for
@@ -80,6 +80,7 @@ class Mapping:
     ruleset: str
     keys: dict            # LISTS keys and TABLES (name tables keyed by casefolded name)
     source: str           # where it came from, for messages
+    folded: dict = field(default_factory=dict, compare=False, repr=False)  # key -> its names
 
     def __getattr__(self, key):
         try:
@@ -87,14 +88,20 @@ class Mapping:
         except KeyError:
             raise AttributeError(key) from None
 
+    def has(self, key: str, name: str) -> bool:
+        """Whether ``name`` is one of the names of list key ``key``, in any letter case."""
+        if key not in self.folded:
+            self.folded[key] = {n.casefold() for n in self.keys[key]}
+        return name.strip().casefold() in self.folded[key]
+
     def plays(self, game: str) -> bool:
-        return game.strip().casefold() in {g.casefold() for g in self.keys["game"]}
+        return self.has("game", game)
 
 
 def mapping(ruleset: str, own: str | None = None) -> Mapping:
     """The bundled reading of ``ruleset``'s lists, with the user's table ``own`` on top."""
     bundled = data_path(ruleset, "army_lists.toml")
-    keys = _checked(read_toml(bundled), str(bundled), complete=True)
+    keys = _checked(load_table(ruleset, "army_lists.toml"), str(bundled), complete=True)
     source = f"the bundled {ruleset} reading"
     if own is not None:
         data = read_toml(own)

@@ -88,7 +88,7 @@ class Reader(Carried):
                         else where)
         for group in groups:
             group.pop("_split", None)
-        _distinct_groups(groups)
+        told_apart(groups)
         if len(self.report.problems) > before:
             return None
         for group in groups:
@@ -186,10 +186,10 @@ class Reader(Carried):
 
     def _profile_items(self, sel: Selection) -> list[Selection]:
         """A weapon or armour profile written on the unit or model itself, as an item."""
-        kinds = {k.casefold() for k in self.m.weapon_profiles + self.m.melee_profiles
-                 + self.m.armour_profiles}
+        kinds = ("weapon_profiles", "melee_profiles", "armour_profiles")
         return [Selection(p.name, "upgrade", 0, f"{sel.path} > {p.name}", profiles=[p])
-                for p in sel.profiles if p.kind.casefold() in kinds]  # 0: every model's
+                for p in sel.profiles  # 0: every model's
+                if any(self.m.has(kind, p.kind) for kind in kinds)]
 
     def _stat_profile(self, sel: Selection) -> Profile | None:
         mine = [p for p in sel.profiles if self._is_stat_line(p)]
@@ -205,8 +205,7 @@ class Reader(Carried):
         return sel.kind != "model" or any(m is not sel and m.number > 1 for m in models)
 
     def _is_character(self, top: Selection, group: dict) -> bool:
-        return bool({c.casefold() for c in top.categories}
-                    & {c.casefold() for c in self.m.character_categories})
+        return any(self.m.has("character_categories", c) for c in top.categories)
 
     # -- model groups ----------------------------------------------------------------------
     def _group(self, top: Selection, sel: Selection, models: list[Selection],
@@ -404,10 +403,13 @@ def _whole(text: str) -> int | None:
     return int(text) if text.isascii() and text.isdigit() else None
 
 
-def _distinct_groups(groups: list[dict]) -> None:
+def told_apart(tables: list[dict], fold: bool = False) -> None:
+    """The second, third ... table of one ``name`` renamed "name (2)", "name (3)" (with
+    ``fold``, names that differ only in letter case are one name)."""
     seen: dict[str, int] = {}
-    for group in groups:
-        name = group["name"]
-        seen[name] = seen.get(name, 0) + 1
-        if seen[name] > 1:
-            group["name"] = f"{name} ({seen[name]})"
+    for table in tables:
+        name = table["name"]
+        key = name.casefold() if fold else name
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] > 1:
+            table["name"] = f"{name} ({seen[key]})"
