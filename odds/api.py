@@ -24,9 +24,10 @@ def simulate(scenario: Scenario | dict | str | Path, *, trials: int | None = Non
     uses them all; default all). ``keep_fights`` keeps one row per fight
     (:meth:`Result.fights`), 4 bytes per outcome column, at most 2 GB (about 33 million
     fights for mordheim, 71 million for wh40k3); otherwise memory stays bounded however many
-    trials are played. ``progress`` shows a progress bar on a terminal. The first run of a
-    ruleset compiles its kernel (half a minute to 4 CPU minutes, once): that is announced on
-    stderr unless ``quiet``, which also hides the bar.
+    trials are played. ``progress`` shows a progress bar on a terminal (or is a callable
+    given the fights played and planned after every chunk: what it raises stops the run).
+    The first run of a ruleset compiles its kernel (half a minute to 4 CPU minutes, once):
+    that is announced on stderr unless ``quiet``, which also hides the bar.
 
     With ``precision`` (e.g. 0.005) fights are played in batches until every headline
     probability's 95% interval half-width is at most that, or ``max_trials`` were played

@@ -156,6 +156,12 @@ def _parser() -> argparse.ArgumentParser:
                           "TOML a scenario may hold")
     uni.add_argument("--pack", action="append", default=[], metavar="FILE",
                      help="a pack of your own, listed before the bundled one (repeatable)")
+    srv = sub.add_parser("serve", help="a web app in your browser, served from this machine "
+                                       '(needs pip install "odds[web]")')
+    srv.add_argument("--port", type=_port, default=5006, help="port (default 5006; 0: any free)")
+    srv.add_argument("--host", default="127.0.0.1",
+                     help="address to listen on (default 127.0.0.1: this machine only)")
+    srv.add_argument("--show", action="store_true", help="open the page in a browser")
     return parser
 
 
@@ -797,6 +803,31 @@ def _weapons(args) -> int:
     return 0
 
 
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise UsageError(f"--port: must be a whole number from 0 to 65535, got {text!r}")
+    return port
+
+
+def _serve(args) -> int:
+    try:
+        from odds.web.server import serve
+    except ImportError as error:
+        raise UsageError(str(error)) from None
+    try:
+        serve(args.port, args.host, args.show)
+    except ImportError as error:
+        raise UsageError(str(error)) from None
+    except OSError as error:
+        raise UsageError(f"--port: cannot listen on {args.host}:{args.port}: "
+                         f"{error.strerror or error}") from None
+    return 0
+
+
 COMMANDS = {"simulate": _simulate, "compare": _compare, "sweep": _sweep, "validate": _validate,
             "examples": _examples, "rulesets": _rulesets, "weapons": _weapons,
-            "roster": _roster, "units": _units, "import": _import}
+            "roster": _roster, "units": _units, "import": _import, "serve": _serve}

@@ -96,7 +96,7 @@ def for_file(ruleset: str, value, source: str, where: s.Where) -> Packs:
     if value is not None:
         s.once_each(s.text_list(value, where), where)
         for i, path in enumerate(value):
-            file = beside(source, path)
+            file = beside(source, path, where / i)
             if not file.is_file():
                 raise (where / i).error(f"no pack file {str(file)!r}")
             files.append((str(file), where / i))

@@ -324,7 +324,7 @@ def weapon_entries(value, where: s.Where) -> tuple[dict, dict[str, str]]:
                           f'weapons file (or a list of paths), got {value!r}')
     entries, sources = {}, {}
     for path, at in places:
-        file = beside(where.source, path)
+        file = beside(where.source, path, at)
         if not file.is_file():
             raise at.error(f"no weapons file {str(file)!r}")
         own = s.Where(str(file), "")

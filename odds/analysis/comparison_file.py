@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from odds.core import schema as s
-from odds.core.data import read_toml
+from odds.core.data import beside, read_toml
 from odds.errors import ScenarioError
 from odds.overrides import apply, leaves
 from odds.scenario import COMPARISON_KEYS, Scenario, from_dict, load
@@ -93,7 +93,7 @@ def _changes(entry: dict, ruleset: str, path: Path, where: s.Where, key: str) ->
         if written is None:
             continue
         at = s.Where(where.source, f"{label}{side}_from")
-        other_path = path.parent / written
+        other_path = beside(str(path), written, at)
         if not other_path.exists():
             raise at.error(f"no scenario file {str(other_path)!r}")
         other = load(other_path)
@@ -123,7 +123,7 @@ def _quoted(text: str) -> str:
 
 
 def _scenario(path: Path, written: str, where: s.Where) -> Scenario:
-    base_path = path.parent / written
+    base_path = beside(str(path), written, where)
     if not base_path.exists():
         raise where.error(f"no scenario file {str(base_path)!r}")
     return load(base_path)

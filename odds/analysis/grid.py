@@ -38,8 +38,9 @@ class Grid:
     def _repr_html_(self) -> str:
         title = self._title()
         return ((f"<h4>{html.escape(title)}</h4>" if title else "")
-                + "".join(f"<p>{html.escape(caption)}</p>{table._repr_html_()}" if caption
-                          else table._repr_html_() for caption, table in self._tables()))
+                + "".join((f"<p>{html.escape(caption)}</p>" if caption else "")
+                          + table.to_html(float_format="{:.4g}".format, na_rep="")
+                          for caption, table in self._tables()))
 
     def _about(self) -> dict:
         raise NotImplementedError

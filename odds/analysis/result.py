@@ -4,6 +4,7 @@ loss distributions, per-fight rows on request, CSV and JSON. A result of the exa
 from __future__ import annotations
 
 import json
+from html import escape
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -352,8 +353,8 @@ class Result:
 
     def _repr_html_(self) -> str:
         """The summary as an HTML table, and each unit's outcome when a side has several."""
-        html = (f"<h4>{self.scenario.name} ({self.scenario.ruleset}, {report.size(self)}"
-                f"{'' if self.tally.exact else f', seed {self.seed}'})</h4>"
+        html = (f"<h4>{escape(self.scenario.name)} ({self.scenario.ruleset}, "
+                f"{report.size(self)}{'' if self.tally.exact else f', seed {self.seed}'})</h4>"
                 + self.summary().to_html(float_format="{:.4f}".format, na_rep=""))
         if units.several_units(self.scenario):
             html += "<h4>each unit</h4>" + self.units().to_html(

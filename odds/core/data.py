@@ -12,6 +12,9 @@ from odds.errors import ScenarioError
 
 BOM = b"\xef\xbb\xbf"  # the UTF-8 byte-order mark
 _READ: ContextVar[set[Path] | None] = ContextVar("odds_files_read", default=None)
+_ONLY: ContextVar[frozenset[Path] | None] = ContextVar("odds_only_files", default=None)
+REFUSED = ("a file uploaded to odds serve may not name other files (the server's own): "
+           "write its entries inline, or upload that file instead")
 
 
 @contextmanager
@@ -27,8 +30,30 @@ def files_read():
         _READ.reset(token)
 
 
+@contextmanager
+def only_files(allowed):
+    """Inside the block odds reads no file but those ``allowed`` and its bundled data: a
+    file named by another (a weapons file, a pack, a base or ``*_from`` scenario) is refused
+    where it is named (:func:`beside`), and any other read is refused by :func:`note_read`.
+    For files from someone else: ``odds serve``'s uploads."""
+    token = _ONLY.set(frozenset(Path(p).resolve() for p in allowed))
+    try:
+        yield
+    finally:
+        _ONLY.reset(token)
+
+
+def _refused(path: Path) -> bool:
+    allowed = _ONLY.get()
+    return allowed is not None and path not in allowed \
+        and not path.is_relative_to(data_path().resolve())
+
+
 def note_read(path: str | Path) -> None:
-    """Count ``path`` as read by the run being recorded (:func:`files_read`), if any."""
+    """Count ``path`` as read by the run being recorded (:func:`files_read`), if any; inside
+    :func:`only_files` a file not allowed is a ScenarioError instead."""
+    if _refused(Path(path).resolve()):
+        raise ScenarioError(f"may not be read: {REFUSED}", str(path))
     seen = _READ.get()
     if seen is not None:
         seen.add(Path(path).resolve())
@@ -73,12 +98,16 @@ def read_toml(path: str | Path) -> dict:
         raise ScenarioError(f"malformed TOML: {e}", str(path)) from None
 
 
-def beside(source: str, path: str) -> Path:
+def beside(source: str, path: str, where) -> Path:
     """``path`` made absolute: relative to the folder of the file ``source`` (or the working
-    folder for data that is not a file, such as ``<python>``)."""
-    path = Path(path).expanduser()
+    folder for data that is not a file, such as ``<python>``); inside :func:`only_files` a
+    file not allowed is an error at ``where`` (a :class:`~odds.core.schema.Where`)."""
+    written = path
     folder = Path.cwd() if source.startswith("<") else Path(source).parent
-    return (folder / path).resolve()
+    path = (folder / Path(path).expanduser()).resolve()
+    if _refused(path):
+        raise where.error(f"names the file {written!r}: {REFUSED}")
+    return path
 
 
 @lru_cache(maxsize=None)

@@ -104,8 +104,29 @@ def _kernel(ruleset, plan) -> str:
             "compiled on its first use)")
 
 
-def progress_bar(total: int, wanted: bool):
-    """A tqdm bar on stderr that appears only after 2 s, and only on a terminal."""
+class Watched:
+    """A bar that calls ``watch(fights played, fights planned)`` after every chunk (the
+    ``progress`` of a run given a callable); an exception it raises stops the run."""
+
+    def __init__(self, total: int, watch):
+        self.total, self.n, self.watch = total, 0, watch
+
+    def update(self, n: int) -> None:
+        self.n += n
+        self.watch(self.n, self.total)
+
+    def refresh(self) -> None:
+        self.watch(self.n, self.total)
+
+    def close(self) -> None:
+        pass
+
+
+def progress_bar(total: int, wanted):
+    """A tqdm bar on stderr that appears only after 2 s, and only on a terminal; or, for a
+    callable ``wanted``, a :class:`Watched` bar."""
+    if callable(wanted):
+        return Watched(total, wanted)
     if not wanted or not sys.stderr.isatty():
         return None
     from tqdm import tqdm

@@ -83,7 +83,8 @@ def play(scenarios: list, groups: list[list[int]] | None = None,
     lockstep; a cell with a baseline (``baselines[cell] = baseline cell``, in the same
     group) is paired with it over the fights both played (the common prefix, when they stop
     at different counts). Unless ``quiet``, a kernel about to be compiled is announced on
-    stderr; ``progress`` shows a bar on a terminal.
+    stderr; ``progress`` shows a bar on a terminal, or is a callable given (fights played,
+    fights planned) after every chunk (even when ``quiet``; what it raises stops the run).
 
     With ``client`` (a ``dask.distributed.Client``) the fights are played on its cluster,
     ``threads`` kernel threads a task (default: the worker's threads), with the same
@@ -115,11 +116,12 @@ def play(scenarios: list, groups: list[list[int]] | None = None,
                            fingerprint=Fingerprint(len(cols)) if fingerprint else None))
     pairings = {}
     lone = len(cells) == 1 and client is None  # its kernel calls show their own bar
-    bar = runner.progress_bar(sum(c.target for c in cells), progress and not quiet and not lone)
+    watch = progress if callable(progress) else progress and not quiet
+    bar = runner.progress_bar(sum(c.target for c in cells), False if lone else watch)
     schedule = _Schedule(cells, groups, baselines, seed, precision, max_trials, bar)
     if client is None:
         runner.set_threads(threads)
-        _play_here(schedule, pairings, records, quiet, progress and not quiet and lone)
+        _play_here(schedule, pairings, records, quiet, watch if lone else False)
     else:
         _play_on(distributed.Blocks(client, threads), schedule, pairings, records,
                  fingerprint)
@@ -203,7 +205,7 @@ def _play_span(cells, active: list[int], baselines: dict, pairings: dict, seed: 
                                             columns=cell.columns, first_trial=done,
                                             tally=cell.tally, keep_fights=kept_here,
                                             record=rows, notice=not quiet,
-                                            progress=progress and lone)
+                                            progress=progress if lone else False)
             if cell.fingerprint is not None:
                 cell.fingerprint.add(record, done)
             if i in bases or i in baselines:

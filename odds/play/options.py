@@ -27,7 +27,7 @@ def check(where: s.Where = s.ARGUMENTS, *, method: str = "mc", max_states=None,
     for name, value in given.items():
         if name in whole and value is not None:
             whole[name](value, where / name)
-        elif name in ("keep_fights", "progress", "quiet"):
+        elif name in ("keep_fights", "quiet") or name == "progress" and not callable(value):
             s.boolean(value, where / name)
     precision = given.get("precision")
     if precision is not None and not 0 < s.number()(precision, where / "precision") < 0.5:
