@@ -424,6 +424,7 @@ def _imprecise(outcome) -> str | None:
 
 def _check_kind(path: str, wanted: str, command: str) -> None:
     """The file is what the command plays: a scenario, a comparison or a roster."""
+    from odds.analysis.roster_file import file_kind
     from odds.lists import is_army_list
 
     if is_army_list(path):
@@ -452,24 +453,6 @@ def _check_kind(path: str, wanted: str, command: str) -> None:
     raise ScenarioError(f"is a comparison (no ruleset; a base, variants or opponents), not a "
                         f"scenario: `odds {command}` needs a scenario file; to play this "
                         f"comparison: odds compare {path}", path)
-
-
-def file_kind(path: str) -> str:
-    """What a TOML file is: a comparison (a base, no ruleset), a pack (units naming their
-    source book), a roster (units) or a scenario."""
-    from odds.analysis.comparison_file import is_comparison
-    from odds.analysis.roster_file import is_roster
-    from odds.core.data import read_toml
-
-    if is_comparison(Path(path)):
-        return "comparison"
-    data = read_toml(path)
-    if not is_roster(data):
-        return "scenario"
-    units = data["units"]
-    packed = isinstance(units, list) and any(isinstance(u, dict) and "source" in u
-                                             for u in units)
-    return "pack" if packed else "roster"
 
 
 def _metric(args, scenario, paired: bool) -> str:
@@ -692,6 +675,7 @@ def _scalar(text: str):
 def _validate(args) -> int:
     from odds.analysis.comparison_file import load_comparison
     from odds.analysis.report import count
+    from odds.analysis.roster_file import file_kind
     from odds.scenario import load
 
     from odds.lists import import_list, is_army_list
@@ -736,6 +720,7 @@ def _validate(args) -> int:
 
 def _examples(args) -> int:
     from odds.analysis.report import table
+    from odds.analysis.roster_file import file_kind
     from odds.core.data import data_path, read_toml
 
     rows = []

@@ -9,6 +9,7 @@ roster plays another, its own apply to every cell.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from dataclasses import dataclass, field
 
 from odds import packs as pack_files
@@ -147,3 +148,18 @@ def is_roster(data: dict) -> bool:
     """A roster file has ``units`` and no ``attacker`` / ``defender``."""
     return isinstance(data, dict) and "units" in data and not {"attacker", "defender"} & set(data)
 
+
+def file_kind(path: str) -> str:
+    """What a TOML file is: a comparison (a base, no ruleset), a pack (units naming their
+    source book), a roster (units) or a scenario."""
+    from odds.analysis.comparison_file import is_comparison
+
+    if is_comparison(Path(path)):
+        return "comparison"
+    data = read_toml(path)
+    if not is_roster(data):
+        return "scenario"
+    units = data["units"]
+    packed = isinstance(units, list) and any(isinstance(u, dict) and "source" in u
+                                             for u in units)
+    return "pack" if packed else "roster"

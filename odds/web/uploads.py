@@ -87,7 +87,7 @@ class Folder:
 def _read(name: str, path: Path) -> Upload:
     from odds.analysis.comparison_file import load_comparison
     from odds.analysis.roster_file import as_roster
-    from odds.cli import file_kind
+    from odds.analysis.roster_file import file_kind
     from odds.lists import import_list, is_army_list
     from odds.packs import read_pack
     from odds.core import schema as s
