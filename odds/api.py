@@ -45,7 +45,7 @@ def simulate(scenario: Scenario | dict | str | Path, *, trials: int | None = Non
     the exact loss and round distributions (``Result.method == "exact"``, ``trials`` and
     ``seed`` None, every interval the point itself), walking the distribution of fight states
     round by round; a scenario the ruleset's solver does not cover, or one needing more than
-    ``max_states`` fight states at once (default 1,000,000; mordheim and wh40k3 20,000),
+    ``max_states`` fight states at once (default 1,000,000; mordheim 20,000, wh40k3 70,000),
     is a ScenarioError.
     ``method="auto"`` solves when it can and simulates otherwise, saying why in
     ``Result.method_note`` (printed by the CLI). ``trials``, ``seed``, ``threads``,

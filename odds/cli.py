@@ -197,7 +197,7 @@ def _common(p: argparse.ArgumentParser, metric: bool = False) -> None:
                         "solve when it can, else simulate, and say which")
     p.add_argument("--max-states", type=_checked("--max-states", _at_least_one, int),
                    help="fight states the exact solver may hold at once (default "
-                        "1,000,000; mordheim and wh40k3 20,000)")
+                        "1,000,000; mordheim 20,000, wh40k3 70,000)")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.add_argument("--csv", metavar="FILE", help="write tidy CSV (- for standard output, "
                                                  "instead of the table)")

@@ -67,13 +67,13 @@ def test_the_threaded_kernel_is_found_behind_its_python_wrapper():
     assert [d.py_func.__name__ for d in _entry_dispatchers(module)] == ["play_trials"]
 
 
-@pytest.mark.parametrize("ruleset", ["blackpowder", "d10skirmish"])
+@pytest.mark.parametrize("ruleset", ["blackpowder", "d10skirmish", "wh40k3"])
 def test_a_rule_texts_exact_solver_is_found_behind_its_compiled_parts(ruleset):
     """An exact solver on one rule text names its compiled parts as one tuple (COMPILED,
     odds.core.walk.solver): they are what a first solve compiles, and the notice looks at."""
     solver = odds.core.exact.module(odds.rulesets.get_ruleset(ruleset))
     assert {d.py_func.__name__ for d in _entry_dispatchers(solver, entry="solve")} == {
-        "begin", "leaves", "rows", "fields", "clocks"}
+        "walk", "rows"}
 
 
 def _toy(compiling: bool, kernel: str = "odds.rulesets.blackpowder.kernel"):
@@ -95,19 +95,40 @@ def test_simulate_announces_unless_quiet(capsys, monkeypatch, marines_vs_boyz, q
     monkeypatch.setattr(Ruleset, "needs_compiling", lambda self, plan=None: True)
     odds.simulate(marines_vs_boyz, trials=10, quiet=quiet)
     err = capsys.readouterr().err
-    assert ("odds: compiling the wh40k3 kernel for one unit a side" in err) is said
+    assert ("odds: compiling the wh40k3 kernel for 2 model groups and 1 unit a side" in err) \
+        is said
 
 
-@pytest.mark.parametrize("units,variant", [(1, "one unit a side"),
-                                           (2, "several units a side")])
-def test_a_kernel_compiled_in_variants_names_the_variant(capsys, units, variant):
-    """wh40k3's kernel compiles a variant for one unit a side and one for several: the notice
-    says which one is compiling, so a second notice is not taken for a repeat."""
-    import numpy as np
-
-    plan = SimpleNamespace(units=np.array([1, units]))
+@pytest.mark.parametrize("groups,units,variant", [
+    (2, 1, "2 model groups and 1 unit a side"), (1, 2, "1 model group and 2 units a side"),
+    (4, 1, "any number of model groups and units"),
+    (1, 3, "any number of model groups and units")])
+def test_a_kernel_compiled_in_variants_names_the_variant(capsys, groups, units, variant):
+    """wh40k3's kernel compiles a variant for each small plan's sizes and one for the rest:
+    the notice says which one is compiling, so a second notice is not taken for a repeat."""
+    plan = SimpleNamespace(packed=SimpleNamespace(G=groups, U=units))
     runner.run(_toy(True, "odds.rulesets.wh40k3.kernel"), plan, 10, 1, notice=True)
     assert capsys.readouterr().err == (
         f"odds: compiling the toy kernel for {variant} (one of its variants, each compiled on "
         "its first use), once (half a minute to 4 CPU minutes, by ruleset); later runs load it "
         "from the cache\n")
+
+
+def test_each_kernel_variant_keeps_a_cache_index_of_its_own():
+    """A variant's sizes are in its cache index's name (odds.core.cache): one variant
+    compiled does not make another look cached."""
+    from odds.core import cache, walk
+    from odds.rulesets.wh40k3 import fight
+
+    def name(variant):
+        play = walk.kernel(fight, variant=variant).py_func
+        for locator in (cache.UserProvidedLocator, cache.InTreeLocator):
+            found = locator.from_function(play, walk.__file__)
+            if found is not None:
+                return found.get_disambiguator()
+        pytest.skip("no numba cache folder can be written here")
+
+    names = [name(v) for v in ((1, 1), (2, 1), 0)]
+    assert names[0].endswith("-odds.rulesets.wh40k3.fight-1x1")
+    assert names[1].endswith("-odds.rulesets.wh40k3.fight-2x1")
+    assert names[2].endswith("-odds.rulesets.wh40k3.fight")

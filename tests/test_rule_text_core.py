@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from odds.core import cache, walk
+from odds.core import cache, states, walk
 from odds.core.binomial import cdf_tables
 from odds.core.dice import (ALIAS, CHANCE, KEPT, chance, law, new_path, next_path, pick,
                             pick_binomial, pick_until, replaying)
@@ -125,7 +125,7 @@ def _replay_counts(kind, cdf, offset, top, n, p, w):
     out = np.zeros(n + 1)
     more = True
     while more:
-        k = pick_binomial(path, cdf, offset, top, n, p) if kind == 0 else \
+        k = pick_binomial(path, cdf, offset, top, n, p, n) if kind == 0 else \
             pick_until(path, n, p, w)
         out[k] += chance(path)
         more = next_path(path)
@@ -138,7 +138,7 @@ def _draw_counts(kind, cdf, offset, top, n, p, w, trials, seed):
     seed_stream(st, seed, 0)
     out = np.zeros(n + 1, np.int64)
     for _ in range(trials):
-        k = pick_binomial(st, cdf, offset, top, n, p) if kind == 0 else \
+        k = pick_binomial(st, cdf, offset, top, n, p, n) if kind == 0 else \
             pick_until(st, n, p, w)
         out[k] += 1
     return out, replaying(st)
@@ -207,57 +207,89 @@ def test_the_walk_lets_fights_behind_catch_up_so_equal_states_meet():
     assert np.abs(z).max() < 4
 
 
-@pytest.mark.parametrize("rows", [
-    np.array([[3, 1], [1, 2], [3, 1], [0, 0], [1, 2]]),
-    np.random.default_rng(1).integers(0, 1000, (3000, 3))[np.arange(6000) % 3000 // 2],
-    np.array([[2 ** 40, -2 ** 40, 5], [0, 0, 0], [2 ** 40, -2 ** 40, 5], [1, 2 ** 39, 0]]),
-], ids=["counted", "hashed", "column by column"])
-def test_distinct_rows_and_their_index(rows):
-    """The state table's merge: np.unique's rows, each once, and every row's index among
-    them, by one key a row (counted or hashed) or (ranges too wide) column by column."""
-    unique, inverse = walk.distinct(rows)
-    expected = np.unique(rows, axis=0)
-    assert len(unique) == len(expected)
-    assert np.array_equal(np.unique(unique, axis=0), expected)
-    assert np.array_equal(unique[inverse], rows)
-
-
-def test_spread_merges_equal_states_and_drops_underflow():
-    """Two entries of one core's tally move along its two moves; entries reached twice
-    merge, and a mass that underflows to 0 is no entry."""
-    owner = np.array([0, 0])
-    value = np.array([0, 1])
-    mass = np.array([0.5, 1e-300])
-    child = np.array([0, 0])
-    delta = np.array([0, 1])
-    p = np.array([0.5, 1e-30])
-    parent = np.array([0, 0])
-    owner, value, mass = walk._spread(child, delta, p, parent, owner, value, mass)
-    # (0) 0.25; (1) 0.5 * 1e-30 + 1e-300 * 0.5; (2) 1e-300 * 1e-30 underflows
-    assert value.tolist() == [0, 1] and owner.tolist() == [0, 0]
-    assert mass == pytest.approx([0.25, 0.5e-30])
+def test_table_adds_shifted_masses_and_refuses_what_leaves_the_span():
+    """An entry of the walk's table takes masses shifted by what a stage added to each
+    graded field, times the stage's chance; equal cores are one entry; a mass shifted out of
+    its field's span is refused (the rule text's spans are too narrow)."""
+    base = np.array([0, 4])  # one graded field, values 0 .. 3
+    tab = states.table(2, 3, 4, 1)
+    e = states.entry(tab, np.array([0, 1, 2]), 5)
+    mass = np.array([0.5, 0.5, 0.0, 0.0])
+    low, high = np.array([0]), np.array([1])
+    assert states.add(tab, e, mass, low, high, np.array([1]), base, 0.5)
+    assert states.entry(tab, np.array([0, 1, 2]), 5) == e
+    assert states.add(tab, e, mass, low, high, np.array([2]), base, 0.5)
+    assert tab[1][e].tolist() == [0.0, 0.25, 0.5, 0.25]
+    assert (tab[2][e][0], tab[3][e][0]) == (1, 3)
+    assert not states.add(tab, e, mass, low, high, np.array([3]), base, 1.0)
+    other = states.entry(tab, np.array([0, 1, 3]), 6)
+    assert other not in (e, -1) and tab[7][0] == 2
+    assert states.entry(tab, np.array([0, 1, 4]), 6) == -1  # full: the walk grows it
+    grown = states.rebuilt(tab, 4)
+    third = states.entry(grown, np.array([0, 1, 4]), 6)
+    assert grown[7][0] == 3 and third >= 0
+    assert grown[1][states.entry(grown, np.array([0, 1, 2]), 5)].tolist() == \
+        [0.0, 0.25, 0.5, 0.25]
 
 
 def test_tallies_paired_by_quantile_keep_each_distribution():
-    """An ended core's tallies become rows that pair their values by quantile: each tally's
-    distribution given the core is kept exactly, with at most one row per value."""
-    over = np.array([[1, 7, 0, 0], [1, 8, 0, 0]])
-    tallies = np.array([2, 3])
-    tracks = [(np.array([0, 0, 1]), np.array([0, 2, 5]), np.array([0.25, 0.35, 0.4])),
-              (np.array([0, 0, 0, 1, 1]), np.array([1, 3, 4, 0, 9]),
-               np.array([0.1, 0.3, 0.2, 0.3, 0.1]))]
-    entries = [np.concatenate(a) for a in zip(*tracks)]
-    track = np.repeat([0, 1], [len(t[0]) for t in tracks])
-    states, weights = walk._coupled(over, tallies, 2, track, *entries)
-    assert len(states) <= 4 + 2  # core 7: at most 2 + 3 - 1 rows; core 8: 1 + 2 - 1
+    """An ended core's tallies become states that pair their values by quantile: each
+    tally's distribution given the core is kept exactly, at most one state per value."""
+    keys = np.array([[1, 7, 0, 0], [1, 8, 0, 0]])
+    graded = np.array([2, 3])
+    # tally 2 takes values 0 .. 5, tally 3 values 0 .. 9: one row of masses each, after
+    # another
+    tallies = [{7: {0: 0.25, 2: 0.75}, 8: {5: 1.0}},
+               {7: {1: 0.1, 3: 0.3, 4: 0.6}, 8: {0: 0.75, 9: 0.25}}]
+    base = np.array([0, 6, 16])
+    mass = np.zeros((2, 16))
+    low = np.zeros((2, 2), np.int64)
+    high = np.zeros((2, 2), np.int64)
+    for e, core in enumerate((7, 8)):
+        for j, tally in enumerate(tallies):
+            for value, m in tally[core].items():
+                mass[e, base[j] + value] = m
+            low[e, j], high[e, j] = min(tally[core]), max(tally[core])
+    got_states, weights = states.paired(keys, mass, low, high, base, np.zeros(2, np.int64),
+                                        graded)
+    assert len(got_states) <= 4 + 2  # core 7: at most 2 + 3 - 1 states; core 8: 2 + 1 - 1
     for core in (7, 8):
-        mine = states[:, 1] == core
-        for j, (owner, value, mass) in enumerate(tracks):
-            expected = {int(v): m for o, v, m in zip(owner, value, mass) if o == core - 7}
+        mine = got_states[:, 1] == core
+        for j, tally in enumerate(tallies):
             got = {}
-            for v, w in zip(states[mine, tallies[j]], weights[mine]):
+            for v, w in zip(got_states[mine, graded[j]], weights[mine]):
                 got[int(v)] = got.get(int(v), 0.0) + w
-            assert got == pytest.approx(expected)
+            assert got == pytest.approx(tally[core])
+
+
+def test_a_signed_field_is_read_by_its_sign_and_multiplies_no_states():
+    """A lead that three dice a round move by +-1, read by its sign at the round's end
+    (tests/signed_walk.py): the walk keeps the lead beside the state, so the states live at
+    once are the rounds won and lost so far (at most 3), never the lead's values, and the
+    rounds won and lost have their law exactly (by brute force over
+    every sequence of dice); the kernel draws them within |z| < 4."""
+    import itertools
+
+    import signed_walk as toy
+
+    up = law([0.4, 0.6])  # -1 with 0.4, +1 with 0.6
+    rows, weights, most = walk.solve(walk.solver(toy), toy, up, 10)
+    expected = {}
+    for dice in itertools.product((0, 1), repeat=toy.ROUNDS * toy.DICE):
+        p, won, lost = 1.0, 0, 0
+        for r in range(toy.ROUNDS):
+            lead = sum(2 * d - 1 for d in dice[r * toy.DICE:(r + 1) * toy.DICE])
+            won, lost = won + (lead > 0), lost + (lead < 0)
+        for d in dice:
+            p *= 0.6 if d else 0.4
+        expected[won, lost] = expected.get((won, lost), 0.0) + p
+    got = {(int(w), int(lo)): m for w, lo, m in zip(rows[0], rows[1], weights)}
+    assert most <= 3 and got == pytest.approx(expected, abs=1e-15)
+    out = np.zeros((2, 100_000), np.int32)
+    walk.kernel(toy)(up, 11, 0, out, 0, 100_000)
+    cases = sorted(expected)
+    drawn = np.array([((out[0] == w) & (out[1] == lo)).sum() for w, lo in cases])
+    assert _largest_z(drawn, np.array([expected[c] for c in cases]), 100_000) < 4
 
 
 def test_cache_stamps_follow_the_sources_a_function_is_built_from():

@@ -20,14 +20,15 @@ SCENARIOS = Path(__file__).resolve().parents[1] / "data" / "scenarios"
 # cache (two processes would compile them both at once); blackpowder and d10skirmish are
 # one task as their solvers share the core's compiled walk.
 PATHS = (
-    (("wh40k3_two_squads_vs_ork_mob.toml", "kernel"),
-     ("wh40k3_assault_marines_vs_boyz.toml", "kernel"),
-     ("wh40k3_assault_marines_vs_boyz.toml", "exact")),
     (("whfb8_knights_lance_charge.toml", "exact"),
      ("whfb8_knights_lance_charge.toml", "kernel"),
      ("whfb8_knights_lance_charge.toml", "extra")),
     (("mordheim_captain_vs_night_runner.toml", "kernel"),
      ("mordheim_captain_vs_night_runner.toml", "exact")),
+    (("wh40k3_assault_marines_vs_boyz.toml", "exact"),
+     ("wh40k3_two_squads_vs_ork_mob.toml", "kernel"),
+     ("wh40k3_assault_marines_vs_boyz.toml", "kernel"),
+     ("wh40k3_ten_vs_ten.toml", "kernel")),
     (("blackpowder_cuirassiers_charge_lancers.toml", "kernel"),
      ("blackpowder_cuirassiers_charge_lancers.toml", "exact"),
      ("d10skirmish_paratrooper_pushes_sniper.toml", "kernel"),

@@ -60,9 +60,9 @@ def draw(st, cdf, offset, top, n, p):
     """Binomial(n, p) from its table row (offset, top), or one uniform per trial past ``top``."""
     if n > top:
         return successes(st, n, p)
-    row = offset + ((n * (n + 1)) >> 1)
-    u = uniform(st)
-    k = 0
-    while k < n and u >= cdf[row + k]:
-        k += 1
-    return k
+    binomial_row = offset + ((n * (n + 1)) >> 1)
+    binomial_u = uniform(st)
+    binomial_k = 0
+    while binomial_k < n and binomial_u >= cdf[binomial_row + binomial_k]:
+        binomial_k += 1
+    return binomial_k

@@ -40,19 +40,29 @@ def _closure_modules(py_func) -> list:
                   key=lambda module: module.__name__)
 
 
+def _closure_variant(py_func) -> list:
+    """The whole numbers a closure holds (a kernel variant's sizes, ``odds.core.walk``), as
+    name parts: each variant keeps an index of its own, so that whether it is cached can be
+    told (:func:`odds.core.ruleset.needs_compiling`)."""
+    values = [cell.cell_contents for cell in py_func.__closure__ or ()]
+    return ["x".join(map(str, v)) for v in values if isinstance(v, tuple) and v
+            and all(isinstance(n, int) for n in v)]
+
+
 class _Sources:
     """A locator mixin: the package's functions stamped by :func:`stamp`. The core's loop
     over a rule text keeps a cache index of its own per rule text (named after it): one
     index shared by every rule text would hold a plug-in's plan type, which a process
     without the plug-in cannot read, and the rule texts' stamps would overwrite each
-    other's entries."""
+    other's entries. So does each variant of a kernel (its sizes in the name)."""
 
     def get_source_stamp(self):
         return stamp(Path(self._py_file).resolve().parent,
                      *(Path(m.__file__).resolve().parent for m in self._closure))
 
     def get_disambiguator(self):
-        return "-".join([super().get_disambiguator(), *(m.__name__ for m in self._closure)])
+        return "-".join([super().get_disambiguator(), *(m.__name__ for m in self._closure),
+                         *self._variant])
 
     @classmethod
     def from_function(cls, py_func, py_file):
@@ -61,6 +71,7 @@ class _Sources:
         locator = super().from_function(py_func, py_file)
         if locator is not None:
             locator._closure = _closure_modules(py_func)
+            locator._variant = _closure_variant(py_func)
         return locator
 
 

@@ -27,7 +27,6 @@ from numba import njit, types
 from numba.extending import overload
 
 from odds.core.binomial import draw
-from odds.core.exact import binomial_pmf
 from odds.core.rng import uniform
 
 KEPT, ALIAS, CHANCE = 0, 1, 2  # the rows of a law
@@ -51,20 +50,54 @@ def laws(probs: np.ndarray) -> np.ndarray:
 
 @njit(cache=True)
 def _aliases(flat):
-    out = np.zeros((len(flat), 3, flat.shape[1]))
-    for i in range(len(flat)):
-        out[i] = _alias(flat[i])
+    n, m = flat.shape
+    out = np.zeros((n, 3, m))
+    scaled, small, large = np.empty(m), np.empty(m, np.int64), np.empty(m, np.int64)
+    for i in range(n):
+        _alias(flat[i], out[i], scaled, small, large)
     return out
 
 
 @njit(cache=True)
-def _alias(p):
+def _alias(p, out, scaled, small, large):
+    """Vose's alias table of the chances ``p`` into ``out`` (3, m), in plain loops (quick to
+    compile); ``scaled``, ``small``, ``large`` are room to work in."""
     m = len(p)
-    out = np.zeros((3, m))
-    out[CHANCE] = p
-    total = p.sum()
+    total = 0.0
+    for j in range(m):
+        out[CHANCE, j] = p[j]
+        total += p[j]
     if total == 0:
-        return out
+        return
+    n_small = 0
+    n_large = 0
+    for j in range(m):
+        scaled[j] = p[j] * m / total
+        out[ALIAS, j] = j
+        if scaled[j] < 1.0:
+            small[n_small] = j
+            n_small += 1
+        else:
+            large[n_large] = j
+            n_large += 1
+    while n_small and n_large:
+        n_small -= 1
+        n_large -= 1
+        j = small[n_small]
+        k = large[n_large]
+        out[KEPT, j] = scaled[j]
+        out[ALIAS, j] = k
+        scaled[k] -= 1.0 - scaled[j]
+        if scaled[k] < 1.0:
+            small[n_small] = k
+            n_small += 1
+        else:
+            large[n_large] = k
+            n_large += 1
+    for i in range(n_small):
+        out[KEPT, small[i]] = 1.0  # what rounding leaves over keeps its own outcome
+    for i in range(n_large):
+        out[KEPT, large[i]] = 1.0
     scaled = p * m / total
     out[ALIAS] = np.arange(m)
     small = np.empty(m, np.int64)
@@ -120,30 +153,75 @@ def _draw(dice, law):
 
 
 def _replay(dice, law):
-    return _replayed(dice, law[CHANCE])
+    return _replayed(dice, law[CHANCE], law.shape[1], _int(LAW), _int(0), _int(0), _int(0), 0.0)
 
 
-@njit(cache=True)
-def _replayed(dice, chances):
-    """The path's outcome of its next pick among ``chances`` (zeros skipped)."""
+LAW, BINOMIAL, UNTIL = 0, 1, 2  # what a replayed pick's chances are read from
+
+
+@njit(inline="always")
+def _int(n):
+    """n as a plain int64: a constant would be a literal type, and each literal value a
+    compile of its own of the function given it."""
+    return np.int64(n)
+
+
+@njit(cache=True, _nrt=False)
+def _chance(kind, chances, j, m, a, b, n, p):
+    """The chance of outcome j of a pick of m outcomes: a law's (``chances``); P(j of n
+    succeed) from the binomial table row (offset ``a``, top ``b``, ``chances`` the cdf) or,
+    past the table, by formula, the last of m < n + 1 outcomes taking every count from it
+    up; or :func:`pick_until`'s (``b`` the success waited for). Nothing is allocated, so
+    rule texts compiled without reference counting may replay."""
+    if kind == LAW:
+        return chances[j]
+    if kind == BINOMIAL:
+        if j == m - 1 and j < n:  # at least j
+            return 1.0 - _below(chances, j, a, b, n, p)
+        if n <= b:
+            row = a + ((n * (n + 1)) >> 1)
+            return chances[row + j] - (chances[row + j - 1] if j > 0 else 0.0)
+        return _ways(n, j) * p ** j * (1.0 - p) ** (n - j)
+    if j < b:
+        return _ways(n, j) * p ** j * (1.0 - p) ** (n - j)
+    return _ways(j - 1, b - 1) * p ** b * (1.0 - p) ** (j - b)
+
+
+@njit(cache=True, _nrt=False)
+def _below(cdf, j, offset, top, n, p):
+    """P(fewer than j of n succeed)."""
+    if j == 0:
+        return 0.0
+    if n <= top:
+        return cdf[offset + ((n * (n + 1)) >> 1) + j - 1]
+    out = 0.0
+    for k in range(j):
+        out += _ways(n, k) * p ** k * (1.0 - p) ** (n - k)
+    return out
+
+
+@njit(cache=True, _nrt=False)
+def _replayed(dice, chances, m, kind, a, b, n, p):
+    """The path's outcome of its next pick among m outcomes whose chances ``_chance`` reads
+    (zeros skipped)."""
     at = int(dice[_AT])
     if at >= MOST_PICKS:
         raise ValueError("a stage of the rule text picks more than MOST_PICKS times")
     if at < dice[_DEPTH]:
         j = int(dice[_PATH + at])
-        while chances[j] == 0.0:  # the path was advanced past the law's last outcome
-            j += 1
+        while _chance(kind, chances, j, m, a, b, n, p) == 0.0:  # the path was advanced past
+            j += 1                                              # the last outcome
     else:  # a new pick on this path: its first possible outcome, and where they end
         j = 0
-        while chances[j] == 0.0:
+        while _chance(kind, chances, j, m, a, b, n, p) == 0.0:
             j += 1
-        end = len(chances)
-        while chances[end - 1] == 0.0:
+        end = m
+        while _chance(kind, chances, end - 1, m, a, b, n, p) == 0.0:
             end -= 1
         dice[_ENDS + at] = end
         dice[_DEPTH] = at + 1
     dice[_PATH + at] = j
-    dice[0] *= chances[j]
+    dice[0] *= _chance(kind, chances, j, m, a, b, n, p)
     dice[_AT] = at + 1
     return j
 
@@ -162,40 +240,33 @@ def _replaying(dice):
     return lambda dice: True
 
 
-def pick_binomial(dice, cdf, offset, top, n, p):
-    """How many of ``n`` dice succeed, each with chance ``p``: the row n of the table
-    (``cdf``, ``offset``, ``top``) of :func:`odds.core.binomial.cdf_tables`, drawn with one
-    uniform (kernel) or replayed (solver); past ``top`` one uniform a die, or the recurrence."""
+# the counts' implementations loop: numba's own inliner (inline="always") may confuse
+# their names with the caller's (NumbaIRAssumptionWarning), so LLVM inlines them instead
+_INLINED_BY_LLVM = {"_nrt": False, "forceinline": True}
+
+
+def pick_binomial(dice, cdf, offset, top, n, p, most):
+    """How many of ``n`` dice succeed, each with chance ``p``, counted up to ``most``: the
+    row n of the table (``cdf``, ``offset``, ``top``) of :func:`odds.core.binomial.cdf_tables`,
+    drawn with one uniform (kernel) or replayed (solver: the counts from ``most`` up are one
+    outcome); past ``top`` one uniform a die, or by formula."""
     raise TypeError("pick_binomial is called from numba-compiled rule text only")
 
 
-@overload(pick_binomial, inline="always")
-def _pick_binomial(dice, cdf, offset, top, n, p):
+@overload(pick_binomial, jit_options=_INLINED_BY_LLVM)
+def _pick_binomial(dice, cdf, offset, top, n, p, most):
     if isinstance(dice, types.Array) and dice.dtype == types.uint64:
         return _draw_binomial
     return _replay_binomial
 
 
-def _draw_binomial(dice, cdf, offset, top, n, p):
-    return draw(dice, cdf, offset, top, n, p)
+def _draw_binomial(dice, cdf, offset, top, n, p, most):
+    return min(draw(dice, cdf, offset, top, n, p), most)
 
 
-def _replay_binomial(dice, cdf, offset, top, n, p):
-    return _replayed(dice, _binomial_chances(cdf, offset, top, n, p))
-
-
-@njit(cache=True)
-def _binomial_chances(cdf, offset, top, n, p):
-    """P(k of n succeed), k = 0 .. n: the table's row, or past it the same recurrence."""
-    if n <= top:
-        out = np.empty(n + 1)
-        row = offset + ((n * (n + 1)) >> 1)
-        before = 0.0
-        for k in range(n + 1):
-            out[k] = cdf[row + k] - before
-            before = cdf[row + k]
-        return out
-    return binomial_pmf(n, p)
+def _replay_binomial(dice, cdf, offset, top, n, p, most):
+    return _replayed(dice, cdf, _int(min(n, most) + 1), _int(BINOMIAL), _int(offset), _int(top),
+                     _int(n), float(p))
 
 
 def pick_until(dice, n, p, w):
@@ -205,7 +276,7 @@ def pick_until(dice, n, p, w):
     raise TypeError("pick_until is called from numba-compiled rule text only")
 
 
-@overload(pick_until, inline="always")
+@overload(pick_until, jit_options=_INLINED_BY_LLVM)
 def _pick_until(dice, n, p, w):
     if isinstance(dice, types.Array) and dice.dtype == types.uint64:
         return _draw_until
@@ -222,22 +293,11 @@ def _draw_until(dice, n, p, w):
 
 
 def _replay_until(dice, n, p, w):
-    return _replayed(dice, _until_chances(n, p, w))
+    return _replayed(dice, dice, _int(n + 1), _int(UNTIL), _int(0), _int(w), _int(n),
+                     float(p))  # no chances read: the path stands in
 
 
-@njit(cache=True)
-def _until_chances(n, p, w):
-    """The chances of :func:`pick_until`'s outcomes 0 .. n: fewer than w successes in n
-    dice (binomial), or the w-th success on die m (negative binomial)."""
-    out = np.zeros(n + 1)
-    for k in range(min(w, n + 1)):
-        out[k] = _ways(n, k) * p ** k * (1.0 - p) ** (n - k)
-    for m in range(w, n + 1):
-        out[m] = _ways(m - 1, w - 1) * p ** w * (1.0 - p) ** (m - w)
-    return out
-
-
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _ways(n, k):
     """n choose k, as a float."""
     out = 1.0
@@ -254,13 +314,20 @@ def new_path():
     return path
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def chance(path):
     """The probability of the path just replayed."""
     return path[0]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
+def again(path):
+    """Set ``path`` back to the start of the replay just made, to make it once more."""
+    path[0] = 1.0
+    path[_AT] = 0
+
+
+@njit(cache=True, _nrt=False)
 def next_path(path):
     """Move to the next path after one replay (the last pick's next outcome, carrying
     leftwards); False when every path has been replayed (the path is then back at its first)."""

@@ -74,10 +74,10 @@ def two_d6(state):
 @njit(cache=True, inline="always")
 def successes(state, n, p):
     """How many of ``n`` independent trials with probability ``p`` succeed (one draw each)."""
-    k = 0
+    won = 0
     for _ in range(n):
-        k += uniform(state) < p
-    return k
+        won += uniform(state) < p
+    return won
 
 
 @njit(cache=True, inline="always")

@@ -2,7 +2,8 @@
 ruleset written as one rule text (``odds/rulesets/README.md``).
 
 A rule text (a ruleset's ``fight.py``) keeps a fight's **state** as one int64 vector of
-``FIELDS`` fields, ``OVER`` (field 0) 0 while the fight goes on; ``begin(plan, state)`` sets
+``FIELDS`` fields, ``OVER`` (field 0) 0 while the fight goes on (and, where it counts rounds,
+``ROUNDS`` the field that does, named when the states outgrow their bound); ``begin(plan, state)`` sets
 the state before the fight, ``stage(plan, dice, state)`` plays the next stage (the charge, a
 round, an exchange) in place, asking ``odds.core.dice.pick`` for every chance, and
 ``row(plan, state, out, t)`` writes an ended fight's ``COLUMNS`` outcome columns. A rule
@@ -17,15 +18,22 @@ the rule text, see :mod:`odds.core.cache`): no ruleset writes a loop of its own.
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 import numpy as np
-from numba import get_num_threads, njit, types
+from numba import config, get_num_threads, njit, types
 from numba.core import cgutils
+from numba.core.cpu import CPUTargetOptions
+from numba.core.options import TargetOptions
 from numba.extending import intrinsic
 
-from odds.core.dice import chance, new_path, next_path
-from odds.core.exact import check_states
+from odds.core.dice import again, chance, new_path, next_path
+from odds.core import states
+from odds.core.exact import TooManyStates
 from odds.core.rng import seed_stream
+
+if not hasattr(CPUTargetOptions, "noalias"):  # numba's own flag, not yet a jit option
+    CPUTargetOptions.noalias = TargetOptions.Mapping("noalias")
 
 OVER = 0    # state field: 0 while the fight goes on
 BLOCK = 256  # fewest trials worth a thread of their own
@@ -33,19 +41,31 @@ BLOCK = 256  # fewest trials worth a thread of their own
 
 def _sized(fight):
     """``fight`` with compiled ``fields(plan)`` and ``columns(plan)``: its own, or made here
-    from its ``FIELDS`` and ``COLUMNS`` (the same for every plan)."""
+    from its ``FIELDS`` and ``COLUMNS`` (the same for every plan); and, where it has none,
+    ``spans(plan)`` (no graded fields), ``reads_sign(plan, state)`` (never) and ``clock(plan,
+    state)`` (-1: every stage takes every fight one step)."""
     for name, constant in (("fields", "FIELDS"), ("columns", "COLUMNS")):
         if not hasattr(fight, name):
             setattr(fight, name, _constant(getattr(fight, constant)))
+    if not hasattr(fight, "spans"):
+        if len(fight.TALLIES) or _signs(fight):
+            raise TypeError(f"{fight.__name__} has graded fields but no spans(plan)")
+        fight.spans = _no_spans
+    if not hasattr(fight, "reads_sign"):
+        fight.reads_sign = _never
     if not hasattr(fight, "clock"):
         fight.clock = _evenly
     return fight
 
 
 @njit(cache=True, inline="always")
-def _evenly(plan, state):
-    """The clock of a rule text whose every stage takes every fight equally far."""
-    return 0
+def _no_spans(plan):
+    return np.zeros((0, 2), np.int64)
+
+
+@njit(cache=True, inline="always")
+def _never(plan, state):
+    return False
 
 
 def _constant(n):
@@ -55,15 +75,19 @@ def _constant(n):
     return size
 
 
-def kernel(fight):
+def kernel(fight, variant=0):
     """The compiled loop that plays a rule text's fights: ``play_trials(plan, seed,
     first_trial, out, start, stop)`` plays trials start .. stop - 1 into out[:, start:stop],
-    GIL-free (one thread's share, :func:`play_in_threads`)."""
+    GIL-free (one thread's share, :func:`play_in_threads`). A ``variant`` other than 0 is a
+    copy compiled for the plans the rule text's ``known(plan, variant)`` says more of as
+    constants (e.g. one unit a side), which the compiler then folds away."""
     fight = _sized(fight)
 
-    @njit(cache=True, nogil=True)
+    @njit(cache=True, nogil=True, noalias=True)
     def play_trials(plan, seed, first_trial, out, start, stop):
         plan = unowned(plan)
+        if variant:
+            plan = fight.known(plan, variant)
         stream = np.empty(4, np.uint64)
         vector = np.empty(fight.fields(plan), np.int64)
         st, state = unowned((stream, vector))  # kept alive below: no counting in the loop
@@ -79,42 +103,141 @@ def kernel(fight):
 
 
 def solver(fight):
-    """The compiled parts of a rule text's exact solver, for :func:`solve`: ``begin(plan,
-    state)``; ``leaves(plan, states, now)`` -> (states, chances, parents), every way the next
-    stage goes from each state, each once (``odds.core.dice`` paths), the states not ``now``
-    kept as they are; ``rows(plan, states)`` -> the outcome record of ended states;
-    ``fields(plan)``, the state's width; ``clocks(plan, states)``, each state's clock."""
+    """The compiled parts of a rule text's exact solver, for :func:`solve`: ``walk(plan,
+    max_states)``, the whole walk, and ``rows(plan, states)``, the outcome record of ended
+    states."""
     fight = _sized(fight)
+    graded = np.asarray(tuple(fight.TALLIES) + ((fight.SIGNED,) if _signs(fight) else ()),
+                        np.int64)
+    signed = len(graded) - 1 if _signs(fight) else -1  # its place among the graded fields
+    rounds = getattr(fight, "ROUNDS", -1)  # the field naming the round, if any
+
+    @njit(cache=True, _nrt=False)
+    def paths(plan, state, child, path, mass, low, high, shift, base, live, ended, least):
+        """Replay the stage from ``state`` (its graded fields' masses ``mass``) for every
+        path left of ``path``, adding each child to its table; FULL_LIVE or FULL_ENDED when
+        a table is full (the path not yet played: grow it and call again), an error
+        status, or 0 when every path was played. Everything is given without reference
+        counts (the caller keeps the arrays alive), so nothing is counted here."""
+        k = len(graded)
+        more = True
+        while more:
+            states.copy(state, child)
+            fight.stage(plan, path, child)
+            p = chance(path)
+            for j in range(k):
+                shift[j] = child[graded[j]] - state[graded[j]]
+                child[graded[j]] = 0
+            if child[OVER]:
+                f = states.entry(ended, child, 0)
+                if f < 0:
+                    again(path)
+                    return FULL_ENDED
+                ok = states.add(ended, f, mass, low, high, shift, base, p)
+            else:
+                clock = _after(fight.clock(plan, child), least)
+                if clock <= least:
+                    return STALLED
+                f = states.entry(live, child, clock)
+                if f < 0:
+                    again(path)
+                    return FULL_LIVE
+                ok = states.add(live, f, mass, low, high, shift, base, p)
+            if not ok:
+                return OUTSIDE
+            more = next_path(path)
+        return 0
+
+    # walk finds paths on the rule text, not in its closure: numba keys its cache on what a
+    # closure holds, and a compiled function pickles differently in every process
+    fight.solver_paths = paths
 
     @njit(cache=True)
-    def begin(plan, state):
-        fight.begin(plan, state)
-
-    @njit(cache=True)
-    def leaves(plan, states, now):
+    def walk(plan, max_states):
         plan = unowned(plan)
-        out = np.empty((16, states.shape[1]), np.int64)
-        p = np.empty(16)
-        parent = np.empty(16, np.int64)
-        n = 0
-        path = new_path()
-        for i in range(len(states)):
-            more = bool(now[i])
-            if not more:  # behind the others: waits, so that equal states meet
-                out, p, parent = room(out, p, parent, n)
-                out[n] = states[i]
-                p[n] = 1.0
-                parent[n] = i
-                n += 1
-            while more:
-                out, p, parent = room(out, p, parent, n)
-                out[n] = states[i]
-                fight.stage(plan, path, out[n])
-                p[n] = chance(path)
-                parent[n] = i
-                n += 1
-                more = next_path(path)
-        return out[:n], p[:n], parent[:n]
+        owned_spans = fight.spans(plan)
+        k = len(graded)
+        owned_base = np.zeros(k + 1, np.int64)
+        for j in range(k):
+            owned_base[j + 1] = owned_base[j] + owned_spans[j, 1] - owned_spans[j, 0] + 1
+        width = max(owned_base[k], 1)
+        spans, base = unowned((owned_spans, owned_base))
+        first = np.empty(fight.fields(plan), np.int64)
+        fight.begin(plan, first)
+        buffers = (np.empty(len(first), np.int64), np.empty(len(first), np.int64), new_path(),
+                   np.zeros(width), np.zeros(max(k, 1), np.int64),
+                   np.zeros(max(k, 1), np.int64), np.zeros(max(k, 1), np.int64))
+        # kept alive here: the loop below counts no references on them
+        state, child, path, mass, low, high, shift = unowned(buffers)
+        for j in range(k):  # the start's graded values, as masses of one
+            low[j] = high[j] = first[graded[j]] - spans[j, 0]
+            mass[base[j] + low[j]] = 1.0
+            first[graded[j]] = 0
+        if k == 0:
+            mass[0] = 1.0
+        live = states.table(64, len(first), width, k)
+        ended = states.table(64, len(first), width, k)
+        view, done = unowned(live), unowned(ended)
+        states.add(view, states.entry(view, first, _after(fight.clock(plan, first), 0)), mass, low, high,
+                   shift, base, 1.0)
+        most, stages = 1, 0
+        while True:
+            count = view[7]
+            if count[0] == count[1]:
+                return 0, most, stages, ended
+            least = states.earliest(view)
+            played = states.taken(view, least)  # the stage: the states furthest behind
+            cores, core_mass, core_low, core_high = unowned(played)
+            for b in range(len(cores)):
+                split = signed >= 0 and fight.reads_sign(plan, cores[b])
+                for sign in range(-1, 2) if split else range(1):
+                    states.copy(cores[b], state)
+                    states.copy(core_mass[b], mass)
+                    states.copy(core_low[b], low)
+                    states.copy(core_high[b], high)
+                    if split:  # read by its sign: one class of its values at a time
+                        weight = 0.0
+                        for x in range(low[signed], high[signed] + 1):
+                            v = spans[signed, 0] + x
+                            if (v > 0) - (v < 0) == sign:
+                                weight += mass[base[signed] + x]
+                        if weight == 0.0:
+                            continue
+                        if k > 1:
+                            return BOTH, most, stages, ended
+                        for x in range(len(mass)):
+                            mass[x] = 0.0
+                        low[signed] = high[signed] = sign - spans[signed, 0]
+                        mass[base[signed] + low[signed]] = weight
+                    for j in range(k):  # a field of one value is shown as it is
+                        if low[j] == high[j]:
+                            state[graded[j]] = spans[j, 0] + low[j]
+                    while True:  # every way the stage goes, the tables grown when full
+                        status = fight.solver_paths(plan, state, child, path, mass, low,
+                                                    high, shift, base, view, done, least)
+                        if status == FULL_LIVE:
+                            count = view[7]  # played entries dropped; grown if need be
+                            live = states.rebuilt(live, max(len(live[0]),
+                                                            4 * (count[0] - count[1])))
+                            view = unowned(live)
+                        elif status == FULL_ENDED:
+                            ended = states.rebuilt(ended, 2 * len(ended[0]))
+                            done = unowned(ended)
+                        elif status:
+                            return status, most, stages, ended
+                        else:
+                            break
+            played[0][0, 0] = cores[0, 0]  # the owners of the views, alive to here
+            buffers[0][0] = state[0]
+            owned_base[0] = base[0]
+            if k:
+                owned_spans[0, 0] = spans[0, 0]
+            stages += 1
+            count = view[7]
+            most = max(most, count[0] - count[1])
+            if count[0] - count[1] > max_states:  # named by the round it was in
+                return TOO_MANY, count[0] - count[1], max(cores[0, rounds], 1) if rounds >= 0 \
+                    else stages, ended
 
     @njit(cache=True)
     def rows(plan, states):
@@ -124,358 +247,84 @@ def solver(fight):
             fight.row(plan, states[t], out, t)
         return out
 
-    @njit(cache=True)
-    def fields(plan):
-        return fight.fields(plan)
+    return walk, rows
 
-    @njit(cache=True)
-    def clocks(plan, states):
-        plan = unowned(plan)
-        out = np.empty(len(states), np.int64)
-        for i in range(len(states)):
-            out[i] = fight.clock(plan, states[i])
-        return out
 
-    return begin, leaves, rows, fields, clocks
+@njit(cache=True, inline="always")
+def _after(clock, least):
+    """A state's clock: the rule text's, or where it has none (-1: every stage takes every
+    fight one step) one past the stage's."""
+    return least + 1 if clock < 0 else clock
+
+
+@njit(cache=True, inline="always")
+def _evenly(plan, state):
+    return -1
+
+
+def _signs(fight) -> bool:
+    """Whether the rule text has a signed field (read only by its sign, :func:`solve`)."""
+    return getattr(fight, "SIGNED", None) is not None
+
+
+OUTSIDE, BOTH, STALLED, TOO_MANY, FULL_LIVE, FULL_ENDED = range(1, 7)  # the walk's status
+WHY = {OUTSIDE: "a stage moved a graded field outside its span (the rule text's spans)",
+       BOTH: "a rule text may have tallies or a signed field, not both",
+       STALLED: "a stage did not advance the fight's clock"}
 
 
 def solve(compiled, fight, plan, max_states: int):
     """The exact outcome rows and their probabilities: ``(rows (columns, m), weights (m,),
-    most live states)``, walking stage by stage from the state before the fight, with the
-    ``compiled`` parts of the rule text ``fight`` (:func:`solver`). Raises
-    :class:`odds.core.exact.TooManyStates` beyond ``max_states`` live states.
+    most live states)``, walking stage by stage from the state before the fight with the
+    ``compiled`` parts of the rule text ``fight`` (:func:`solver`), all in one compiled
+    call. Raises :class:`odds.core.exact.TooManyStates` beyond ``max_states`` live states.
 
-    ``fight.TALLIES`` are the state's fields that stages only add to and never read (e.g.
-    failed saves so far). The walk keeps a **core** (the state with its tallies at 0) once,
-    and each tally's distribution given the core apart, as a **track** of (core, value,
-    mass) entries: a tally never steers a stage, so (core, that tally) walks as a chain of its
-    own, ``leaves`` replays each core once however many values its tallies take, and the work
-    grows with the sum of the tallies' ranges, not their product. That is all the solver's
-    contract asks (:mod:`odds.core.exact`: each column's distribution, per winner): the rows
-    of an ended core pair its tallies' values by quantile (:func:`_pairs`). A rule text
-    without tallies walks one track of zeros. The live states counted against
-    ``max_states`` are the entries of the largest track (a core and one tally's value).
+    Equal states met at the same stage are one entry of the walk's table
+    (:mod:`odds.core.states`); each stage advances only the states whose ``fight.clock`` is
+    least, the others wait, so that when stages take fights unevenly far equal states still
+    meet. **Graded fields** are kept apart from the state, as distributions given the rest
+    of it (so they multiply no states):
 
-    Each stage advances only the cores whose ``fight.clock`` is least, the others wait: when
-    stages take fights unevenly far, equal states still meet, at the same stage, and are
-    merged."""
-    begin, leaves, rows, fields, clocks = compiled
+    - ``fight.TALLIES``, fields that stages only add to and never read (e.g. failed saves so
+      far). That is all the solver's contract asks (:mod:`odds.core.exact`: each column's
+      distribution, per winner): an ended state's tallies are paired by quantile;
+    - ``fight.SIGNED``, a field that stages add to and read only by its sign where
+      ``fight.reads_sign(plan, state)`` (e.g. the round's lead in wounds, read at the
+      round's end): there the state is played once for each sign, with that sign's mass; a
+      stage may set the field only once it has been read (it is then one value).
+
+    A rule text with graded fields gives their spans, ``fight.spans(plan)``: (fields, 2)
+    lowest and highest values, tallies first."""
+    walk, rows = compiled
+    with _scalar(opt=1):
+        status, most, stages, ended = walk(plan, max_states)
+        return _outcomes(status, most, stages, ended, fight, plan, rows, max_states)
+
+
+def _outcomes(status, most, stages, ended, fight, plan, rows, max_states):
+    """The walk's ended states as :func:`solve` returns them."""
+    if status == TOO_MANY:
+        raise TooManyStates(most, max_states, stages)
+    if status:
+        raise RuntimeError(f"the exact walk stopped: {WHY[status]}")
+    keys, mass, low, high = (a[:ended[7][0]] for a in ended[:4])
     tallies = np.asarray(fight.TALLIES, np.int64)
-    start = np.empty(fields(plan), np.int64)
-    begin(plan, start)
-    values = start[tallies] if len(tallies) else np.zeros(1, np.int64)
-    start[tallies] = 0
-    cores = start[None, :].copy()
-    k = len(values)  # the tracks, each entry (track, owner core, value, mass)
-    track, owner, mass = np.arange(k), np.zeros(k, np.int64), np.ones(k)
-    over_cores, over_entries, most, stage, n_over = [], [], 1, 0, 0
-    while len(cores):
-        clock = clocks(plan, cores)
-        states, p, parent = leaves(plan, cores, clock == clock.min())
-        ended, cores, reached, entries = _advance(states, p, parent, tallies, track, owner,
-                                                  values, mass)
-        if len(ended):  # ended cores numbered after those of earlier stages
-            over_cores.append(ended)
-            over_entries.append((reached[4], reached[5] + n_over, reached[6], reached[7]))
-            n_over += len(ended)
-        track, owner, values, mass = reached[:4]
-        stage += 1
-        check_states(entries, max_states, stage)
-        most = max(most, entries)
-    track, owner, values, mass = (np.concatenate(a) for a in zip(*over_entries))
-    states, weights = _coupled(np.concatenate(over_cores), tallies, k, track, owner, values,
-                               mass)
-    ways, way = distinct(rows(plan, states).T.copy())  # ending alike: one row
-    return ways.T, np.bincount(way, weights=weights, minlength=len(ways)), most
+    base, lows = _spans(fight, plan)
+    states_, weights = states.paired(keys, mass, low, high, base, lows, tallies)
+    kept = weights > 0.0
+    # states that end alike are one outcome row
+    ways, way = np.unique(rows(plan, states_[kept]).T, axis=0, return_inverse=True)
+    way = way.ravel()
+    return ways.T, np.bincount(way, weights=weights[kept], minlength=len(ways)), most
 
 
-@njit(cache=True)
-def _ways(states, tallies):
-    """A stage's leaves as (cores, child, delta): each leaf's core (the state with its
-    tallies at 0) among the distinct ``cores`` and its tallies' delta (one column of zeros
-    when the rule text has no tallies)."""
-    delta = np.zeros((len(states), max(len(tallies), 1)), np.int64)
-    for j in range(len(tallies)):
-        delta[:, j] = states[:, tallies[j]]
-        states[:, tallies[j]] = 0
-    cores, child = distinct(states)
-    return cores, child, delta
-
-
-@njit(cache=True)
-def _moves(child, parent, delta, p):
-    """One tally's moves from the leaves, as (child, delta, chance, parent), leaves alike
-    (same parent, child core and delta) merged."""
-    alike = np.empty((len(child), 3), np.int64)
-    alike[:, 0] = child
-    alike[:, 1] = parent
-    alike[:, 2] = delta
-    ways, way = distinct(alike)
-    chance = np.zeros(len(ways))
-    for i in range(len(way)):
-        chance[way[i]] += p[i]
-    return ways[:, 0].copy(), ways[:, 2].copy(), chance, ways[:, 1].copy()
-
-
-@njit(cache=True)
-def _spread(child, delta, p, parent, owner, value, mass):
-    """One tally's entries (owner core, value, mass) moved along every move of their core
-    (child core, delta, chance, parent core), equal (child, value) merged in a dense box of
-    one page per child core. Returns the (owner, value, mass) reached, ordered by owner and
-    value; a mass that underflows to 0 is no entry.
-
-    A core's entries are laid out once as one dense segment (its lowest to its highest
-    value), and each move adds the segment, shifted by its delta, in one contiguous loop the
-    compiler vectorizes."""
-    low = value.min() + min(delta.min(), 0)
-    size = value.max() + max(delta.max(), 0) - low + 1
-    cores = int(max(parent.max(), owner.max())) + 1
-    least = np.full(cores, size, np.int64)  # each core's segment
-    most = np.full(cores, -1, np.int64)
-    for i in range(len(owner)):
-        least[owner[i]] = min(least[owner[i]], value[i] - low)
-        most[owner[i]] = max(most[owner[i]], value[i] - low)
-    first = np.zeros(cores + 1, np.int64)
-    for a in range(cores):
-        first[a + 1] = first[a] + max(most[a] - least[a] + 1, 0)
-    segments = np.zeros(first[cores])
-    for i in range(len(owner)):
-        segments[first[owner[i]] + value[i] - low - least[owner[i]]] += mass[i]
-    n_children = int(child.max()) + 1
-    box = np.zeros(n_children * size)
-    lowest = np.full(n_children, n_children * size, np.int64)
-    highest = np.full(n_children, -1, np.int64)
-    for move in range(len(child)):
-        a = parent[move]
-        length = first[a + 1] - first[a]
-        if length == 0:
-            continue
-        c = child[move]
-        at = c * size + delta[move] + least[a]
-        q = p[move]
-        to = box[at:at + length]
-        segment = segments[first[a]:first[a + 1]]
-        for x in range(length):
-            to[x] += q * segment[x]
-        lowest[c] = min(lowest[c], at)
-        highest[c] = max(highest[c], at + length - 1)
-    n = 0
-    for c in range(n_children):
-        for x in range(lowest[c], highest[c] + 1):
-            n += box[x] > 0.0
-    out_owner = np.empty(n, np.int64)
-    out_value = np.empty(n, np.int64)
-    out_mass = np.empty(n)
-    n = 0
-    for c in range(n_children):
-        for x in range(lowest[c], highest[c] + 1):
-            if box[x] > 0.0:
-                out_owner[n] = c
-                out_value[n] = x - c * size + low
-                out_mass[n] = box[x]
-                n += 1
-    return out_owner, out_value, out_mass
-
-
-@njit(cache=True)
-def _advance(states, p, parent, tallies, track, owner, value, mass):
-    """Every track's entries moved along the stage's leaves (the ``states`` each live core
-    reached, with their chances and parent cores; :func:`_ways`, :func:`_moves`,
-    :func:`_spread`) and parted by their core's end: (ended cores, live cores, their entries,
-    the largest track's live entries). A core whose mass underflowed in a track is neither.
-    The entries are (track, owner, value, mass) of the live cores, then of the ended ones,
-    owners numbered among their kind."""
-    cores, child, delta = _ways(states, tallies)
-    k = delta.shape[1]
-    parts = []
-    count = np.zeros((k, len(cores)), np.int64)
-    for j in range(k):
-        mine = track == j
-        moved = _spread(*_moves(child, parent, delta[:, j], p), owner[mine], value[mine],
-                        mass[mine])
-        for c in moved[0]:
-            count[j, c] += 1
-        parts.append(moved)
-    over = np.zeros(len(cores), np.bool_)
-    live = np.zeros(len(cores), np.bool_)
-    number = np.zeros(len(cores), np.int64)
-    n_live = 0
-    n_over = 0
-    for c in range(len(cores)):
-        if (count[:, c] > 0).all():
-            if cores[c, OVER] != 0:
-                over[c] = True
-                number[c] = n_over
-                n_over += 1
-            else:
-                live[c] = True
-                number[c] = n_live
-                n_live += 1
-    n = [0, 0]
-    for j in range(k):
-        for c in parts[j][0]:
-            if live[c]:
-                n[0] += 1
-            elif over[c]:
-                n[1] += 1
-    kinds = []
-    for kind in range(2):
-        kinds.append((np.empty(n[kind], np.int64), np.empty(n[kind], np.int64),
-                      np.empty(n[kind], np.int64), np.empty(n[kind])))
-    at = [0, 0]
-    for j in range(k):
-        moved_owner, moved_value, moved_mass = parts[j]
-        for i in range(len(moved_owner)):
-            c = moved_owner[i]
-            kind = 0 if live[c] else 1
-            if live[c] or over[c]:
-                out = kinds[kind]
-                out[0][at[kind]] = j
-                out[1][at[kind]] = number[c]
-                out[2][at[kind]] = moved_value[i]
-                out[3][at[kind]] = moved_mass[i]
-                at[kind] += 1
-    most = 0
-    for j in range(k):
-        most = max(most, (count[j] * live).sum())
-    return cores[over], cores[live], kinds[0] + kinds[1], most
-
-
-def _coupled(over, tallies, k, track, owner, value, mass):
-    """The ended states of the cores ``over`` and their masses, from each tally's entries
-    (track, owner, value, mass; each track's values ascending for an owner): see
-    :func:`_pairs`."""
-    order = np.lexsort((track, owner))  # stable: each track's values stay ascending
-    return _pairs(over, tallies, k, owner[order], track[order], value[order], mass[order])
-
-
-@njit(cache=True)
-def _pairs(over, tallies, k, owner, which, value, mass):
-    """Each ended core's tallies paired by quantile (the north-west corner rule): walking
-    the k tracks' values upward together, a row takes the least mass left at the current
-    values, then every track whose mass there is used up moves on. Each tally keeps its
-    distribution given the core exactly; at most one row per entry."""
-    count = np.zeros((len(over), k), np.int64)  # core o's entries in track j
-    for i in range(len(owner)):
-        count[owner[i], which[i]] += 1
-    first = np.zeros((len(over), k), np.int64)  # where they start
-    place = 0
-    for o in range(len(over)):
-        for j in range(k):
-            first[o, j] = place
-            place += count[o, j]
-    states = np.empty((len(owner), over.shape[1]), np.int64)
-    weights = np.empty(len(owner))
-    at = np.empty(k, np.int64)
-    left = np.empty(k)
-    n = 0
-    for o in range(len(over)):
-        for j in range(k):
-            at[j] = first[o, j]
-            left[j] = mass[at[j]]
-        while True:
-            w = left.min()
-            states[n] = over[o]
-            for j in range(len(tallies)):
-                states[n, tallies[j]] = value[at[j]]
-            weights[n] = w
-            n += 1
-            done = False
-            for j in range(k):
-                left[j] -= w
-                if left[j] <= 0.0:
-                    at[j] += 1
-                    if at[j] == first[o, j] + count[o, j]:
-                        done = True
-                    else:
-                        left[j] = mass[at[j]]
-            if done:
-                break
-    return states[:n], weights[:n]
-
-
-@njit(cache=True)
-def distinct(rows):
-    """The distinct rows of ``rows`` and each row's index among them: by one mixed-radix
-    int64 key a row when the fields' ranges allow (counted in a table of every key, or
-    hashed), else sorted column by column. The order of the rows is fixed by ``rows``."""
-    n, f = rows.shape
-    if n == 0:
-        return rows[:0].copy(), np.zeros(0, np.int64)
-    low = np.empty(f, np.int64)
-    span = np.empty(f, np.int64)
-    room = 1.0
-    for j in range(f):
-        low[j] = rows[:, j].min()
-        span[j] = rows[:, j].max() - low[j] + 1
-        room *= span[j]
-    if room < 2.0 ** 62:
-        keys = np.zeros(n, np.int64)
-        for i in range(n):
-            key = 0
-            for j in range(f):
-                key = key * span[j] + rows[i, j] - low[j]
-            keys[i] = key
-        if room <= 4.0 * n + 65536:  # few keys possible: counted, not hashed
-            return _counted(rows, keys, int(room))
-        return _hashed(rows, keys)
-    order = np.arange(n)  # lexicographic: stable sorts from the last column to the first
-    for j in range(f - 1, -1, -1):
-        order = order[np.argsort(rows[order, j], kind="mergesort")]
-    inverse = np.empty(n, np.int64)
-    first = np.empty(n, np.int64)
-    count = -1
-    for m in range(n):
-        i = order[m]
-        if m == 0 or (rows[i] != rows[order[m - 1]]).any():
-            count += 1
-            first[count] = i
-        inverse[i] = count
-    return rows[first[:count + 1]], inverse
-
-
-@njit(cache=True)
-def _hashed(rows, keys):
-    """distinct() by an open-addressing hash table of the keys (rows in first-seen order)."""
-    bits = 1
-    while (1 << bits) < 2 * len(keys):
-        bits += 1
-    held = np.full(1 << bits, -1, np.int64)  # a slot's distinct row
-    first = np.empty(len(keys), np.int64)
-    inverse = np.empty(len(keys), np.int64)
-    count = 0
-    for i in range(len(keys)):
-        at = (np.uint64(keys[i]) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits)
-        while held[at] >= 0 and keys[first[held[at]]] != keys[i]:
-            at = (at + np.uint64(1)) & np.uint64((1 << bits) - 1)
-        if held[at] < 0:
-            held[at] = count
-            first[count] = i
-            count += 1
-        inverse[i] = held[at]
-    return rows[first[:count]], inverse
-
-
-@njit(cache=True)
-def _counted(rows, keys, room):
-    """distinct() by marking each key in a table of every key possible."""
-    at = np.full(room, -1, np.int64)
-    for i in range(len(keys)):
-        at[keys[i]] = 0
-    count = 0
-    first = np.empty(len(keys), np.int64)
-    for key in range(room):
-        if at[key] == 0:
-            at[key] = count
-            count += 1
-    inverse = np.empty(len(keys), np.int64)
-    seen = np.zeros(count, np.bool_)
-    for i in range(len(keys)):
-        inverse[i] = at[keys[i]]
-        if not seen[inverse[i]]:
-            seen[inverse[i]] = True
-            first[inverse[i]] = i
-    return rows[first[:count]], inverse
+def _spans(fight, plan):
+    """Where each graded field's masses start in an entry, and its lowest value."""
+    if not len(fight.TALLIES) and not _signs(fight):
+        return np.zeros(1, np.int64), np.zeros(0, np.int64)
+    spans = np.asarray(fight.spans(plan), np.int64)
+    base = np.concatenate([[0], np.cumsum(spans[:, 1] - spans[:, 0] + 1)]).astype(np.int64)
+    return base, spans[:, 0].copy()
 
 
 @njit(cache=True, inline="always")
@@ -486,18 +335,21 @@ def clear(state):
         state[i] = 0
 
 
-@njit(cache=True, inline="always")
-def room(states, chances, parents, n):
-    """The leaves' arrays with room for at least n + 1 rows (doubled when full)."""
-    if n < len(chances):
-        return states, chances, parents
-    more = np.empty((2 * len(chances), states.shape[1]), states.dtype)
-    more[:n] = states[:n]
-    p = np.empty(2 * len(chances))
-    p[:n] = chances[:n]
-    q = np.empty(2 * len(chances), np.int64)
-    q[:n] = parents[:n]
-    return more, p, q
+@contextmanager
+def _scalar(opt=None):
+    """Loop and SLP vectorizing off while a rule text compiles (numba reads them when it
+    optimizes each function): its loops run over a few groups or units, where vector code
+    (masked gathers) was 10-25% slower, and compiling it costs a sixth more. ``opt``: LLVM's
+    optimization level meanwhile (the solver's walk: 1 compiles a sixth faster than 3, and
+    solved as fast)."""
+    saved = config.LOOP_VECTORIZE, config.SLP_VECTORIZE, config.OPT
+    config.LOOP_VECTORIZE = config.SLP_VECTORIZE = 0
+    if opt is not None:
+        config.OPT = type(config.OPT)(opt)
+    try:
+        yield
+    finally:
+        config.LOOP_VECTORIZE, config.SLP_VECTORIZE, config.OPT = saved
 
 
 def play_in_threads(play_trials, plan, seed, first_trial, out):
@@ -507,6 +359,8 @@ def play_in_threads(play_trials, plan, seed, first_trial, out):
     Not ``prange``: a thread pool over one plain compiled loop compiles in a fraction of the
     time at the same speed (benchmarks/cold_start.py)."""
     n = out.shape[1]
+    with _scalar():  # compiled here (or loaded from the cache), before any thread plays
+        play_trials(plan, seed, first_trial, out, 0, 0)
     threads = max(1, min(get_num_threads(), n // BLOCK))
     if threads == 1:
         play_trials(plan, seed, first_trial, out, 0, n)

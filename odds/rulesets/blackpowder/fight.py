@@ -277,6 +277,15 @@ def _ending(state, test0, test1):
 
 # -- the row ---------------------------------------------------------------------------
 
+@njit(cache=True)
+def spans(plan):
+    """The tallies' spans (odds.core.walk.solve): each side's failed saves, at most every
+    die of every round and of closing fire."""
+    out = np.zeros((2, 2), np.int64)
+    out[:, 1] = plan.max_rounds * plan.dice.max() + plan.closing_dice
+    return out
+
+
 @njit(cache=True, inline="always")
 def row(plan, state, out, t):
     """The outcome record of an ended fight into column t of ``out``."""

@@ -1,4 +1,5 @@
-"""Turn a checked wh40k3 scenario into the flat numeric plan the kernel reads."""
+"""Turn a checked wh40k3 scenario into the plan its rule text (fight.py) reads: every chance
+worked out and packed (:mod:`odds.core.packed`)."""
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -6,7 +7,12 @@ from typing import NamedTuple
 import numpy as np
 
 from odds.core.binomial import cdf_tables
+from odds.core.dice import laws
+from odds.core.exact import dice_sum
+from odds.core.packed import Packed, pack
 from odds.rulesets.wh40k3.attack import p_roll, p_wound as p_hit_and_wound, striking
+from odds.rulesets.wh40k3.fight import (ADVANCE, CONTACT, FEARLESS_LD, FIRST, LATER, OUT,
+                                        REACH, STEPS, TABLES)
 from odds.rulesets.wh40k3.rules import (
     NO_SAVE,
     active,
@@ -20,61 +26,36 @@ from odds.rulesets.wh40k3.rules import (
     weapons,
 )
 
-CONTACT, REACH, OUT = 0, 1, 2  # where a model stands (R0-2): in contact, within 2", beyond
 STRIKES_LAST, COVER = 0, 11    # step keys; initiative steps are I (1..10), R0-4
 NOBODY = 1 << 30               # "no limit" for the number of places in contact or within 2"
-# round types: the charge round, the later rounds, and the first round of a new combat after
-# an advance (R0-12) made by the attacker (ADVANCE + 0) or the defender (ADVANCE + 1)
-FIRST, LATER, ADVANCE = 0, 1, 2
 ROUND_TYPES = 4
 # the side that charged into the combat of each round type: the scenario's charger (None) in
 # the first round, nobody (-1) in later rounds, after an advance the side that advanced
 CHARGING = {FIRST: None, LATER: -1, ADVANCE: 0, ADVANCE + 1: 1}
-SAVES = 0                      # cdf_offset[SAVES]: the rows of p_unsaved; [1 + l]: of p_wound[l]
-FEARLESS_LD = 12               # a Fearless model's Ld: 2D6 never exceeds it (R0-11)
 
 
 class Plan(NamedTuple):
-    """Arrays indexed [side][group][place][target group]; sides 0 attacker, 1 defender.
+    """What the rule text (fight.py) reads, packed (``packed``, :mod:`odds.core.packed`),
+    and the same tables by name for readers of plans. Arrays are indexed [side][group]
+    [place][target group]; sides 0 attacker, 1 defender. A side's groups are numbered
+    across its units in file order; ``unit_of`` says whose each is, and ``unit_start`` where
+    each unit's groups begin (R0-13). fight.TABLES says what each table holds."""
 
-    A side's groups are numbered across its units in file order; ``unit_of`` says whose
-    each is, and ``unit_start`` where each unit's groups begin (R0-13)."""
-
+    packed: Packed
     count: np.ndarray        # (2, G) models per group at the start
     wounds: np.ndarray       # (2, G) W
     leadership: np.ndarray   # (2, G) Ld
-    unit_of: np.ndarray      # (2, G) the unit of each group, -1 padded
-    unit_start: np.ndarray   # (2, U + 1) first group of each unit; the side's groups at [U]
+    unit_of: np.ndarray      # (2, G)
+    unit_start: np.ndarray   # (2, U + 1)
     units: np.ndarray        # (2,) units a side
-    unit_size: np.ndarray    # (2, U) models a unit at the start
     ld_override: np.ndarray  # (2, U) a unit's Ld key, 0 if none or Fearless models (R0-11)
-    prefer: np.ndarray       # (2, U) the enemy unit it strikes first (R0-13)
-    fresh: np.ndarray        # (2,) the unit out of the fight at the start, -1 if none (R0-12)
-    reach: np.ndarray        # (2,) its distance: an advance of at least this contacts it
-    removal_group: np.ndarray  # (2, U, 3G) removal order as (group, place) slots, -1 padded
-    removal_place: np.ndarray  # (2, U, 3G) (R0-9)
-    fill: np.ndarray         # (2, U, G) contact order of groups, -1 padded (R0-2)
-    limits: np.ndarray       # (2, U, 2) places in contact / within 2" at the start and on refill
+    limits: np.ndarray       # (2, U, 2) places in contact / within 2"
     attacks: np.ndarray      # (4 round types, 2, G, 2 places) attacks per model (R0-2, R0-3)
     step: np.ndarray         # (4, 2, G, 2 places) strike step key, -1 never (R0-4)
-    steps: np.ndarray        # (4, 12) step keys present, descending, -1 padded
-    striker_side: np.ndarray   # (4, 12 steps, 4G) parts striking in each step, -1 padded
-    striker_group: np.ndarray  # (4, 12 steps, 4G)
-    striker_place: np.ndarray  # (4, 12 steps, 4G)
     chance: np.ndarray       # (4,) the layer of p_wound each round type reads
     p_wound: np.ndarray      # (L, 2, G, 2, G) P(hit) * P(wound) against the front group (R0-5,
     #                          R0-7), one layer per distinct set of special-rule effects
     p_unsaved: np.ndarray    # (2, G, 2, G) P(no save) for the model that takes it (R0-8)
-    cdf: np.ndarray          # binomial CDF rows (odds.core.binomial)
-    cdf_offset: np.ndarray   # (1 + L, 2, G, 2, G): [SAVES] rows of p_unsaved, [1 + l] of layer l
-    cdf_top: np.ndarray      # (1 + L, 2, G, 2, G)
-    charger: int             # 0 or 1
-    pursue: bool             # the winner pursues when allowed (R0-12)
-    refill: bool             # pile in up to the limits rather than all into contact
-    halved_catch: bool       # the pursuer's halved move is what is compared (R0-12 [AMB])
-    halved_move: bool        # winners move half their roll (difficult terrain, R0-12)
-    charge_distance: float   # inches through difficult terrain, or -1: the charge reaches (R0-1)
-    max_rounds: int
 
 
 def compile_plan(scenario) -> Plan:
@@ -152,26 +133,91 @@ def compile_plan(scenario) -> Plan:
     p_wound, chance = _layers(p_wound)
     attacks, step = _strike_orders(scenario, sides, groups, fighting, rules, table, unit_of,
                                    charger)
-    steps = np.full((ROUND_TYPES, COVER + 1), -1, np.int64)
-    strikers = np.full((3, ROUND_TYPES, COVER + 1, 4 * G), -1, np.int64)  # side, group, place
+    steps = np.zeros(ROUND_TYPES, np.int64)
+    striker = np.full((ROUND_TYPES, STEPS, 4 * G, 3), -1, np.int64)  # side, group, place
+    late = np.zeros((ROUND_TYPES, STEPS, G), np.int64)
     for r in range(ROUND_TYPES):
         keys = sorted({int(k) for k in step[r].ravel() if k >= 0}, reverse=True)
-        steps[r, :len(keys)] = keys
+        steps[r] = len(keys)
         for k, key in enumerate(keys):
-            parts = np.argwhere(step[r] == key)  # rows (side, group, place)
-            strikers[:, r, k, :len(parts)] = parts.T
+            parts = np.argwhere(step[r] == key)  # rows (side, group, place), the defender's
+            striker[r, k, :len(parts)] = parts[np.lexsort((parts[:, 2], parts[:, 1],
+                                                           -parts[:, 0]))]  # first
+            late[r, k, parts[parts[:, 0] == 0, 1]] = 1
+    uniform = _alike(p_unsaved, unit_start, len(sides[0]), len(sides[1]))
+    enemy_unit = np.broadcast_to(unit_of[::-1].clip(0)[:, None, None, :], p_unsaved.shape)
+    p_kill = p_wound * p_unsaved * np.take_along_axis(uniform, enemy_unit, axis=3)
     most = count[:, :, None, None] * attacks.max(axis=0)[:, :, :, None]
-    chances = np.concatenate([p_unsaved[None], p_wound])  # SAVES first
-    cdf, cdf_offset, cdf_top = cdf_tables(chances, np.broadcast_to(most, chances.shape))
+    chances = np.concatenate([p_unsaved[None], p_wound, p_kill])
+    cdf, row, top = cdf_tables(chances, np.broadcast_to(most, chances.shape))
+    layers = len(p_wound)
+    distance = e["charge_distance"] if e["charge_through_difficult_terrain"] else 0.0
+    values = dict(
+        unit_count=np.array([len(side) for side in sides]), fresh=fresh, charger=charger,
+        pursue=bool(e["pursue"]), refill=e["pile_in"] == "refill",
+        halved_move=bool(e["pursuit_difficult_terrain"]),
+        max_rounds=int(scenario.simulation["max_rounds"]),
+        charge_roll=bool(e["charge_through_difficult_terrain"]), most_hits=int(most.max()),
+        wound_points=(count * wounds).sum(axis=1),
+        steps=steps, chance=chance, count=count, wounds=wounds, leadership=leadership,
+        unit_of=unit_of, unit_start=unit_start, unit_size=unit_size, ld_override=ld_override,
+        prefer=prefer, tough=_tough(wounds, unit_start, U), removal_group=removal_group, removal_place=removal_place, fill=fill,
+        limits=limits, attacks=attacks, striker=striker, late=late, uniform=uniform,
+        hits_row=row[1:1 + layers], hits_top=top[1:1 + layers], saves_row=row[0],
+        saves_top=top[0], kills_row=row[1 + layers:], kills_top=top[1 + layers:],
+        reach=reach, p_wound=p_wound, p_unsaved=p_unsaved, p_kill=p_kill,
+        **_laws(distance, reach, e, U))
+    return Plan(pack(TABLES, values, cdf, G, U, layers), count, wounds, leadership, unit_of,
+                unit_start, values["unit_count"], ld_override, limits, attacks, step, chance,
+                p_wound, p_unsaved)
+
+
+def _tough(wounds, unit_start, U) -> np.ndarray:
+    """(2, U): 1 where a model of the unit has more than one wound (R0-9)."""
+    out = np.zeros((2, U), np.int64)
+    for s in range(2):
+        for u in range(U):
+            out[s, u] = (wounds[s, unit_start[s, u]:unit_start[s, u + 1]] > 1).any()
+    return out
+
+
+def _alike(p_unsaved, unit_start, *units) -> np.ndarray:
+    """(2, G, 2, U): 1 where every group of the enemy's unit u has the same chance of no save
+    against part (side, group, place): its wounds are then one pick (fight.py)."""
+    G = p_unsaved.shape[1]
+    out = np.zeros((2, G, 2, unit_start.shape[1] - 1), np.int64)
+    for s in range(2):
+        for u in range(units[1 - s]):
+            mine = p_unsaved[s, :, :, unit_start[1 - s, u]:unit_start[1 - s, u + 1]]
+            out[s, :, :, u] = np.ptp(mine, axis=-1) == 0
+    return out
+
+
+def _laws(distance: float, reach: np.ndarray, e: dict, units: int) -> dict:
+    """The rule text's laws (``odds.core.dice.laws``) of the charge (R0-1), the roll-off
+    (R0-10), the Ld test (R0-11), pursuit, catch and reaching a fresh unit (R0-12)."""
+    two_d6 = dice_sum(2)  # P(2D6 = t), t = 0 .. 12
+    rolls = np.arange(13)
+    short = sum(1 for face in range(1, 7) if face < distance) / 6
+    fails = np.array([two_d6[rolls > ld].sum() if ld < FEARLESS_LD else 0.0
+                      for ld in range(FEARLESS_LD + 1)])
     halved = e["pursuit_difficult_terrain"] and e["pursuit_halving_affects_catch"]
-    distance = e["charge_distance"] if e["charge_through_difficult_terrain"] else -1.0
-    return Plan(count, wounds, leadership, unit_of, unit_start,
-                np.array([len(side) for side in sides], np.int64), unit_size, ld_override,
-                prefer, fresh, reach, removal_group, removal_place, fill, limits, attacks, step,
-                steps, *strikers, chance, p_wound, p_unsaved, cdf, cdf_offset, cdf_top, charger,
-                bool(e["pursue"]), e["pile_in"] == "refill", bool(halved),
-                bool(e["pursuit_difficult_terrain"]), float(distance),
-                int(scenario.simulation["max_rounds"]))
+    caught = np.array([two_d6[(2 * rolls if halved else rolls) < b].sum() for b in range(13)])
+    best = [np.eye(13)[0]]  # the best of n pursuit rolls (0: nobody pursues)
+    for _ in range(units):
+        at_most = np.cumsum(best[-1]) * np.cumsum(two_d6)
+        best.append(np.diff(at_most, prepend=0.0))
+    by_best = np.array([b @ caught for b in best])
+    needed = 2 * reach if e["pursuit_difficult_terrain"] else reach
+    reaches = np.array([two_d6[rolls >= needed[x]].sum() for x in range(2)])
+    return dict(
+        charge_law=laws([1.0 - short * short, short * short]),
+        roll_off_law=laws([5 / 12, 5 / 12, 1 / 6]),  # side 0 wins, side 1 wins, equal again
+        test_law=laws(np.stack([1.0 - fails, fails], axis=-1)),
+        pursuit_law=laws(two_d6[2:]),
+        catch_law=laws(np.stack([1.0 - caught, caught], axis=-1)),
+        caught_law=laws(np.stack([1.0 - by_best, by_best], axis=-1)),
+        reach_law=laws(np.stack([1.0 - reaches, reaches], axis=-1)))
 
 
 def _layers(p_wound: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -1,0 +1,107 @@
+"""A plan packed into a few flat arrays, for a rule text whose compiled parts call each other
+rather than being inlined into one function.
+
+A call between compiled functions passing a plan of many arrays costs more than the rule it
+plays (and inlining every part into one function costs minutes of compiling). Packed, a plan
+is ``ints`` (whole numbers), ``reals``, ``cdf`` (binomial tables, :mod:`odds.core.binomial`)
+and ``laws`` (the laws of :mod:`odds.core.dice`, one a row, each padded to the widest with
+outcomes that have no chance), and the plan's sizes ``G``, ``U`` and ``L``: every table's
+shape is written in those sizes, so where a table starts and its strides are arithmetic on
+three numbers the compiled code holds in registers, never a read of memory.
+
+A rule text declares its tables once (:func:`tables`), which gives it a compiled reader per
+table: ``wounds(plan, s, g)`` reads what ``plan.wounds[s, g]`` would, ``test_law(plan, ld)``
+returns one law. Its ``compile`` packs the tables' values with :func:`pack`.
+"""
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+SIZES = ("G", "U", "L")  # the sizes a table's shape may be written in
+
+
+class Packed(NamedTuple):
+    ints: np.ndarray   # int64: the whole-number tables, one after another
+    reals: np.ndarray  # float64: the real tables
+    cdf: np.ndarray    # float64: binomial CDF rows (odds.core.binomial.cdf_tables)
+    laws: np.ndarray   # (n, 3, m): the laws of the law tables
+    G: int
+    U: int
+    L: int
+
+
+class Tables(NamedTuple):
+    """A rule text's tables: each kind a dict of name -> shape, in the order packed; a
+    shape is a tuple of whole numbers and expressions in the SIZES (``"3 * G"``)."""
+
+    ints: dict
+    reals: dict
+    laws: dict
+
+
+def tables(ints: dict, reals: dict, laws: dict, namespace: dict) -> Tables:
+    """Declare a rule text's tables (a law table's shape says how many laws it holds) and put
+    each table's compiled reader into ``namespace`` (the rule text's globals) under its
+    name."""
+    out = Tables(dict(ints), dict(reals), dict(laws))
+    for kind, declared in zip(("ints", "reals", "laws"), out):
+        start = "0"
+        for name, shape in declared.items():
+            namespace[name] = _reader(kind, start, shape)
+            start = f"{start} + {_size(shape)}"
+    return out
+
+
+def pack(declared: Tables, values: dict, cdf: np.ndarray, G: int, U: int, L: int) -> Packed:
+    """The tables ``values`` (name -> array or number; a law table an array of laws, (...,
+    3, m)) packed as ``declared`` says, for a plan of sizes G, U, L."""
+    from odds.core.dice import CHANCE, laws as alias_tables
+
+    sizes = {"G": G, "U": U, "L": L}
+    parts = []
+    for kind, table in zip(("ints", "reals", "laws"), declared):
+        flat = []
+        for name, shape in table.items():
+            want = tuple(int(eval(str(d), {}, sizes)) for d in shape)
+            value = np.asarray(values[name])
+            got = value.shape[:-2] if kind == "laws" else value.shape
+            if got != want:
+                raise ValueError(f"table {name} has shape {got}, declared {want}")
+            flat.append(value.reshape((-1,) + value.shape[-2:]) if kind == "laws"
+                        else value.ravel())
+        if kind == "laws":
+            width = max(f.shape[-1] for f in flat)
+            chances = np.zeros((sum(len(f) for f in flat), width))
+            at = 0
+            for f in flat:
+                chances[at:at + len(f), :f.shape[-1]] = f[:, CHANCE]
+                at += len(f)
+            parts.append(alias_tables(chances))  # outcomes past a law's own: never drawn
+        else:
+            parts.append(np.concatenate(flat).astype(np.int64 if kind == "ints" else float))
+    ints, reals, law_rows = parts
+    return Packed(ints, reals, np.asarray(cdf, float), law_rows, G, U, L)
+
+
+def _size(shape) -> str:
+    return " * ".join(f"({d})" for d in shape) or "1"
+
+
+def _reader(kind: str, start: str, shape: tuple):
+    """The compiled reader of a table that starts at ``start`` (an expression in the
+    SIZES): its value at the indexes given, or for a law table one law. Written out for its
+    number of indexes, as the inliner takes no ``*index``."""
+    index = [f"i{n}" for n in range(len(shape))]
+    at = " + ".join([f"({start})"] + [f"{i} * {_size(shape[n + 1:])}"
+                                      for n, i in enumerate(index)])
+    for size in SIZES:  # no local names: numba's inliner can confuse them with the caller's
+        at = re.sub(rf"\b{size}\b", f"plan.{size}", at)
+    source = (f"def read(plan, {', '.join(index)}):\n"
+              f"    return plan.{kind}[{at}]\n")
+    scope = {}
+    exec(compile(source, f"<odds.core.packed reader of {len(shape)} indexes>", "exec"), scope)
+    return njit(inline="always")(scope["read"])
