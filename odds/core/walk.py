@@ -32,7 +32,10 @@ from odds.core import states
 from odds.core.exact import TooManyStates
 from odds.core.rng import seed_stream
 
-if not hasattr(CPUTargetOptions, "noalias"):  # numba's own flag, not yet a jit option
+# numba's own flag, not a jit option: the kernel's arrays (the plan's, read only, and the
+# record, written) are told apart for LLVM, which then keeps a table's value in a register
+# across writes to the state or the record
+if not hasattr(CPUTargetOptions, "noalias"):
     CPUTargetOptions.noalias = TargetOptions.Mapping("noalias")
 
 OVER = 0    # state field: 0 while the fight goes on
