@@ -98,38 +98,6 @@ def _alias(p, out, scaled, small, large):
         out[KEPT, small[i]] = 1.0  # what rounding leaves over keeps its own outcome
     for i in range(n_large):
         out[KEPT, large[i]] = 1.0
-    scaled = p * m / total
-    out[ALIAS] = np.arange(m)
-    small = np.empty(m, np.int64)
-    large = np.empty(m, np.int64)
-    n_small = 0
-    n_large = 0
-    for j in range(m):
-        if scaled[j] < 1.0:
-            small[n_small] = j
-            n_small += 1
-        else:
-            large[n_large] = j
-            n_large += 1
-    while n_small and n_large:
-        n_small -= 1
-        n_large -= 1
-        j = small[n_small]
-        k = large[n_large]
-        out[KEPT, j] = scaled[j]
-        out[ALIAS, j] = k
-        scaled[k] -= 1.0 - scaled[j]
-        if scaled[k] < 1.0:
-            small[n_small] = k
-            n_small += 1
-        else:
-            large[n_large] = k
-            n_large += 1
-    for i in range(n_small):
-        out[KEPT, small[i]] = 1.0  # what rounding leaves over keeps its own outcome
-    for i in range(n_large):
-        out[KEPT, large[i]] = 1.0
-    return out
 
 
 def pick(dice, law):
