@@ -3,10 +3,10 @@ ruleset written as one rule text (``odds/rulesets/README.md``).
 
 A rule text (a ruleset's ``fight.py``) keeps a fight's **state** as one int64 vector of
 ``FIELDS`` fields, ``OVER`` (field 0) 0 while the fight goes on (and, where it counts rounds,
-``ROUNDS`` the field that does, named when the states outgrow their bound); ``begin(plan, state)`` sets
-the state before the fight, ``stage(plan, dice, state)`` plays the next stage (the charge, a
-round, an exchange) in place, asking ``odds.core.dice.pick`` for every chance, and
-``row(plan, state, out, t)`` writes an ended fight's ``COLUMNS`` outcome columns. A rule
+``ROUNDS`` the field that does, named when the states outgrow their bound); ``begin(plan,
+state)`` sets the state before the fight, ``stage(plan, dice, state)`` plays the next stage
+(the charge, a round, an exchange) in place, asking ``odds.core.dice.pick`` for every chance,
+and ``row(plan, state, out, t)`` writes an ended fight's ``COLUMNS`` outcome columns. A rule
 text whose state or row grows with the scenario (e.g. its model groups) defines compiled
 ``fields(plan)`` and ``columns(plan)`` instead of the two constants; one whose stages take
 fights unevenly far (one pick a stage, however many a round needs) defines ``clock(plan,
@@ -131,22 +131,16 @@ def solver(fight):
             for j in range(k):
                 shift[j] = child[graded[j]] - state[graded[j]]
                 child[graded[j]] = 0
-            if child[OVER]:
-                f = states.entry(ended, child, 0)
-                if f < 0:
-                    again(path)
-                    return FULL_ENDED
-                ok = states.add(ended, f, mass, low, high, shift, base, p)
-            else:
-                clock = _after(fight.clock(plan, child), least)
-                if clock <= least:
-                    return STALLED
-                f = states.entry(live, child, clock)
-                if f < 0:
-                    again(path)
-                    return FULL_LIVE
-                ok = states.add(live, f, mass, low, high, shift, base, p)
-            if not ok:
+            over = child[OVER] != 0
+            clock = 0 if over else _after(fight.clock(plan, child), least)
+            if not over and clock <= least:
+                return STALLED
+            table = ended if over else live
+            f = states.entry(table, child, clock)
+            if f < 0:
+                again(path)
+                return FULL_ENDED if over else FULL_LIVE
+            if not states.add(table, f, mass, low, high, shift, base, p):
                 return OUTSIDE
             more = next_path(path)
         return 0
@@ -181,8 +175,8 @@ def solver(fight):
         live = states.table(64, len(first), width, k)
         ended = states.table(64, len(first), width, k)
         view, done = unowned(live), unowned(ended)
-        states.add(view, states.entry(view, first, _after(fight.clock(plan, first), 0)), mass, low, high,
-                   shift, base, 1.0)
+        states.add(view, states.entry(view, first, _after(fight.clock(plan, first), 0)), mass,
+                   low, high, shift, base, 1.0)
         most, stages = 1, 0
         while True:
             count = view[7]
