@@ -11,7 +11,7 @@ from odds.core import cache, states, walk
 from odds.core.binomial import cdf_tables
 from odds.core.dice import (ALIAS, CHANCE, KEPT, chance, law, new_path, next_path, pick,
                             pick_binomial, pick_until, replaying)
-from odds.core.exact import binomial_pmf
+from odds.core.exact import TooBig, TooWide, binomial_pmf
 from odds.core.rng import seed_stream
 
 LAWS = [[0.2, 0.5, 0.3], [0.0, 0.25, 0.0, 0.75], [1.0], [0.1] * 10, [0.0, 1.0, 0.0]]
@@ -213,29 +213,59 @@ def test_table_adds_shifted_masses_and_refuses_what_leaves_the_span():
     its field's span is refused (the rule text's spans are too narrow)."""
     base = np.array([0, 4])  # one graded field, values 0 .. 3
     tab = states.table(2, 3, 4, 1)
-    e = states.entry(tab, np.array([0, 1, 2]), 5)
+    key = [0, 1, 2, 0]  # three fields, padded to a whole packed word (states.width)
+    assert states.width(3) == len(key)
+    e = states.entry(tab, np.array(key), 5)
     mass = np.array([0.5, 0.5, 0.0, 0.0])
     low, high = np.array([0]), np.array([1])
     assert states.add(tab, e, mass, low, high, np.array([1]), base, 0.5)
-    assert states.entry(tab, np.array([0, 1, 2]), 5) == e
+    assert states.entry(tab, np.array(key), 5) == e
     assert states.add(tab, e, mass, low, high, np.array([2]), base, 0.5)
     assert tab[1][e].tolist() == [0.0, 0.25, 0.5, 0.25]
     assert (tab[2][e][0], tab[3][e][0]) == (1, 3)
     assert not states.add(tab, e, mass, low, high, np.array([3]), base, 1.0)
-    other = states.entry(tab, np.array([0, 1, 3]), 6)
+    other = states.entry(tab, np.array([0, 1, 3, 0]), 6)
     assert other not in (e, -1) and tab[7][0] == 2
-    assert states.entry(tab, np.array([0, 1, 4]), 6) == -1  # full: the walk grows it
+    assert states.entry(tab, np.array([0, 1, 4, 0]), 6) == -1  # full: the walk grows it
     grown = states.rebuilt(tab, 4)
-    third = states.entry(grown, np.array([0, 1, 4]), 6)
+    third = states.entry(grown, np.array([0, 1, 4, 0]), 6)
     assert grown[7][0] == 3 and third >= 0
-    assert grown[1][states.entry(grown, np.array([0, 1, 2]), 5)].tolist() == \
+    assert grown[1][states.entry(grown, np.array(key), 5)].tolist() == \
         [0.0, 0.25, 0.5, 0.25]
+    assert states.unpacked(grown[0][:3]).tolist() == [key, [0, 1, 3, 0], [0, 1, 4, 0]]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_table_keeps_each_field_in_16_bits_and_refuses_one_outside(seed):
+    """A core is packed four fields a word: every field from -32,768 to 32,767 comes back
+    as it was and tells cores apart; one outside is refused (OUTSIDE), and a walk that meets
+    one stops with TooWide (tests/wide_walk.py), which auto answers by simulating."""
+    rng = np.random.default_rng(seed)
+    keys = rng.integers(-32768, 32768, size=(50, 8))
+    keys[:, 0] = [-32768, 32767] * 25
+    tab = states.table(64, 7, 1, 0)
+    entries = [states.entry(tab, keys[i], 0) for i in range(50)]
+    assert entries == list(range(50))
+    assert states.unpacked(tab[0][:50]).tolist() == keys.tolist()
+    assert [states.entry(tab, keys[i], 0) for i in range(50)] == entries
+    for wide in (32768, -32769, 1 << 40):
+        beyond = keys[0].copy()
+        beyond[rng.integers(8)] = wide
+        assert states.entry(tab, beyond, 0) == states.OUTSIDE
+    import wide_walk as toy
+
+    with pytest.raises(TooWide, match="-32,768 .. 32,767"):
+        walk.solve(walk.solver(toy), toy, law([0.5, 0.5]), 100)
+    assert issubclass(TooWide, TooBig)
 
 
 def test_tallies_paired_by_quantile_keep_each_distribution():
     """An ended core's tallies become states that pair their values by quantile: each
     tally's distribution given the core is kept exactly, at most one state per value."""
-    keys = np.array([[1, 7, 0, 0], [1, 8, 0, 0]])
+    cores = states.table(2, 4, 1, 0)  # the two cores, packed as the walk keeps them
+    for core in (7, 8):
+        states.entry(cores, np.array([1, core, 0, 0]), 0)
+    keys = cores[0]
     graded = np.array([2, 3])
     # tally 2 takes values 0 .. 5, tally 3 values 0 .. 9: one row of masses each, after
     # another

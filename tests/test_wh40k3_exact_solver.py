@@ -37,7 +37,7 @@ from units_scenarios import scenario as units_scenario
 SCENARIOS_DIR = Path(__file__).resolve().parents[1] / "data" / "scenarios"
 BUNDLED = sorted(SCENARIOS_DIR.glob("wh40k3_*.toml"))
 RULESET = get_ruleset("wh40k3")
-TEN_VS_TEN_STATES = 860  # live states of wh40k3_ten_vs_ten (waiting ones too), measured
+TEN_VS_TEN_STATES = 485  # live states of wh40k3_ten_vs_ten (waiting ones too), measured
 
 
 def rows_of(sc):
@@ -74,9 +74,9 @@ def test_bundled_scenarios_match_the_simulation_R0_1_to_R0_16(path):
 
 
 def test_a_fight_past_the_default_bound_is_simulated_by_auto_R0_13():
-    """The two squads against a mob need 497,568 live states, past wh40k3's default bound of
+    """The two squads against a mob need 280,214 live states, past wh40k3's default bound of
     70,000 (where the walk gets slower than the simulation): auto gives up early and
-    simulates, exact names the size (a larger max_states solves it, in about 40 s: not
+    simulates, exact names the size (a larger max_states solves it, in about 10 s: not
     played here)."""
     path = SCENARIOS_DIR / "wh40k3_two_squads_vs_ork_mob.toml"
     result = odds.simulate(path, method="auto", trials=2000, quiet=True)
@@ -91,8 +91,8 @@ def test_parity_scenarios_match_the_simulation(case):
     assert_parity(build(case))
 
 
-# the multi-unit cases of units_scenarios.py that solve in under a second each (at most
-# 63,076 live states); the others (58,290 to over 10^6 states, 1 to 40 s:
+# the multi-unit cases of units_scenarios.py that solve in under half a second each; the
+# others (33,254 to over 3 million live states, 0.5 s to past 18 s:
 # two_v_two_strikes_refill, retarget_after_wipe_out, cover_frag_and_fresh_in_cover,
 # power_fists_defender_charges, per_unit_ld, two_v_two_both_fresh) take too long for this file
 QUICK_UNITS = ("two_v_one", "one_v_two", "three_v_one_nobz", "fresh_unit_at_12",

@@ -8,6 +8,8 @@ holds P(X <= k) for every n up to a cap; above the cap the kernel draws one unif
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 from numba import njit
 
@@ -40,8 +42,11 @@ def cdf_tables(p: np.ndarray, n_max: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return cdf, start[which].reshape(p.shape), top
 
 
+@lru_cache(maxsize=512)
 def _table(p: float, top: int) -> np.ndarray:
-    """Rows n = 0 .. top of P(X <= k), k = 0 .. n, one after another (row n at n(n+1)/2)."""
+    """Rows n = 0 .. top of P(X <= k), k = 0 .. n, one after another (row n at n(n+1)/2);
+    kept for the next plan (plans of one game meet the same few chances; a table of
+    CAP rows is 260 KB), read only."""
     out = np.empty((top + 1) * (top + 2) // 2)
     pmf = np.zeros(top + 1)
     pmf[0] = 1.0
@@ -52,6 +57,7 @@ def _table(p: float, top: int) -> np.ndarray:
         row = np.cumsum(pmf[:n + 1])
         row[-1] = 1.0
         out[n * (n + 1) // 2: (n + 1) * (n + 2) // 2] = row
+    out.flags.writeable = False
     return out
 
 

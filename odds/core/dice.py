@@ -195,9 +195,9 @@ def _replayed(dice, chances, m, kind, a, b, n, p):
 
 
 def replaying(dice):
-    """Whether ``dice`` is the exact solver's path (decided when numba compiles the call): a
-    stage of the rule text then stops after one pick, so that the solver merges equal states
-    between picks, where the kernel plays on."""
+    """Whether ``dice`` is the exact solver's path (decided when numba compiles the call):
+    the rule text may then forget what no later stage reads, so that fights alike are one
+    state, and stop where a stage must end (e.g. before a field is read by its sign)."""
     raise TypeError("replaying is called from numba-compiled rule text only")
 
 
@@ -206,6 +206,21 @@ def _replaying(dice):
     if isinstance(dice, types.Array) and dice.dtype == types.uint64:
         return lambda dice: False
     return lambda dice: True
+
+
+def picked(dice):
+    """Whether ``dice`` is the exact solver's path and has made a pick in this replay
+    (decided when numba compiles the call: never in the kernel). A stage of the rule text
+    then ends before its next pick, having played on through all that follows its one pick
+    surely, so that the solver merges equal states just before each pick."""
+    raise TypeError("picked is called from numba-compiled rule text only")
+
+
+@overload(picked, inline="always")
+def _picked(dice):
+    if isinstance(dice, types.Array) and dice.dtype == types.uint64:
+        return lambda dice: False
+    return lambda dice: dice[_AT] > 0
 
 
 # the counts' implementations loop: numba's own inliner (inline="always") may confuse
@@ -288,14 +303,14 @@ def chance(path):
     return path[0]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def again(path):
     """Set ``path`` back to the start of the replay just made, to make it once more."""
     path[0] = 1.0
     path[_AT] = 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=True)
 def next_path(path):
     """Move to the next path after one replay (the last pick's next outcome, carrying
     leftwards); False when every path has been replayed (the path is then back at its first)."""

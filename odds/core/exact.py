@@ -118,13 +118,26 @@ def merge(keys, probs):
     return out_keys[:m + 1], out_probs[:m + 1]
 
 
-class TooManyStates(Exception):
+class TooBig(Exception):
+    """The fight is too big for the exact solver (``auto`` simulates it)."""
+
+
+class TooManyStates(TooBig):
     """A round of the exact walk holds more live fight states than the bound allows."""
 
     def __init__(self, states: int, max_states: int, round: int):
         self.states, self.max_states, self.round = states, max_states, round
         super().__init__(f"exact solving needs more than {max_states:,} fight states "
                          f"(reached {states:,} in round {round})")
+
+
+class TooWide(TooBig):
+    """A fight state holds a number the exact walk's table does not keep (it packs each
+    field in 16 bits, :mod:`odds.core.states`)."""
+
+    def __init__(self):
+        super().__init__("exact solving keeps every number of a fight state within -32,768 .. "
+                         "32,767, and this fight goes past that (e.g. more dice in one roll)")
 
 
 def check_states(states: int, max_states: int, round: int) -> None:

@@ -33,8 +33,9 @@ def solve_all(scenarios: list, method: str, max_states: int | None,
                 _announce(ruleset, plan)
             try:
                 tally = exact.solve(ruleset, plan, ruleset.columns(scenario), max_states)
-            except exact.TooManyStates as e:
-                reason = f"{e}; a larger max_states allows more"
+            except exact.TooBig as e:
+                reason = f"{e}; a larger max_states allows more" \
+                    if isinstance(e, exact.TooManyStates) else str(e)
             else:
                 results.append(Result(scenario, tally, None))
                 continue

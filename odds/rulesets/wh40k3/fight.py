@@ -7,9 +7,9 @@ alike (the shape is described in ``odds/rulesets/README.md``; semantics: README.
   difficult terrain (R0-1), the roll-off (R0-10), an Ld test at each Ld (R0-11), a pursuit
   roll, a catch by the best pursuit roll and an advance reaching a fresh unit (R0-12) are
   laws of the plan.
-- **Stages** (:func:`stage`): for the exact solver each makes one pick and the solver merges
-  equal states between them; the kernel plays a whole fight in one stage
-  (``odds.core.dice.replaying``).
+- **Stages** (:func:`stage`): for the exact solver each makes one pick, plays on through
+  all that follows it surely and ends before the next pick (``odds.core.dice.picked``), so
+  that the solver merges equal states there; the kernel plays a whole fight in one stage.
 - **The row** (:func:`row`): the outcome record, per unit too when a side has several.
 
 A side may be several units (R0-13): each strikes one enemy unit, wounds stay inside the unit
@@ -38,7 +38,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from odds.core.dice import pick, pick_binomial, pick_until, replaying
+from odds.core.dice import pick, pick_binomial, pick_until, picked, replaying
 from odds.core.outcome import (ATTACKER, CAUGHT, COLUMNS as SHARED, DESTROYED, FLED, MUTUAL,
                                NO_FIGHT, NONE, UNIT_CAUGHT, UNIT_DESTROYED, UNIT_FLED,
                                UNIT_STANDING, UNIT_UNREACHED, UNRESOLVED)
@@ -372,31 +372,31 @@ def begin(plan, state):
 
 @njit(cache=True, _nrt=False, forceinline=True)
 def stage(plan, dice, state):
-    """Play on to the next pick and what follows it surely (or to the end): each phase's step
-    returns whether it picked and stopped there (the exact solver's paths only)."""
-    picked = False
-    while not state[OVER] and (not picked or state[PHASE] >= GO_ON):
+    """Play on to the end, or (the exact solver's paths) to just before the stage's second
+    pick or the round's result: each phase's step returns whether it stopped there."""
+    stopped = False
+    while not state[OVER] and not stopped:
         phase = state[PHASE]
         if phase == STRIKE:
-            picked = _strike(plan, dice, state)
+            stopped = _strike(plan, dice, state)
         elif phase == WOUND:
-            picked = _allocate(plan, dice, state)
+            stopped = _allocate(plan, dice, state)
         elif phase == RESULT:
-            picked = _result(plan, dice, state)
+            stopped = _result(plan, dice, state)
         elif phase == TEST:
-            picked = _test(plan, dice, state)
+            stopped = _test(plan, dice, state)
         elif phase == PURSUE:
-            picked = _pursue(plan, dice, state)
+            stopped = _pursue(plan, dice, state)
         elif phase == CATCH:
-            picked = _catch(plan, dice, state)
+            stopped = _catch(plan, dice, state)
         elif phase == ADVANCE_ROLL:
-            picked = _advance_roll(plan, dice, state)
+            stopped = _advance_roll(plan, dice, state)
         elif phase == GO_ON:
             _go_on(plan, dice, state)
         elif phase == FINISH:
             _finish(plan, dice, state)
         else:
-            picked = _charge(plan, dice, state)
+            stopped = _charge(plan, dice, state)
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -407,7 +407,7 @@ def _charge(plan, dice, state):
         _ends(state, NONE, NO_FIGHT)
     else:
         _next_round(plan, state)
-    return charge_roll(plan) == 1 and replaying(dice)
+    return False
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -439,7 +439,8 @@ def _strike(plan, dice, state):
     and wound the front group its unit aimed at (R0-4 ... R0-7): the wounds it causes in one
     pick when the unit struck saves alike, else its hits, to be saved model by model
     (:func:`_allocate`). After the last part, the step ends (:func:`_step_end`). The kernel
-    plays every strike of the round in one call."""
+    plays every strike of the round in one call; a solver's stage stops before its second
+    part that strikes, or at the result."""
     while state[PHASE] == STRIKE:
         r, k = state[ROUND], state[STEP]
         for j in range(state[PART], 4 * plan.G):
@@ -452,6 +453,9 @@ def _strike(plan, dice, state):
             n = models * attacks(plan, r, s, g, p)
             f = state[_u(plan, AIMED, s, u)]
             if n > 0 and f >= 0:
+                if picked(dice):
+                    state[PART] = j
+                    return True
                 c = chance(plan, r)
                 v = state[_u(plan, TARGET, s, u)]
                 if uniform(plan, s, g, p, v):  # wounds past the last model are lost: the
@@ -467,10 +471,8 @@ def _strike(plan, dice, state):
                         hits_top(plan, c, s, g, p, f), n, p_wound(plan, c, s, g, p, f), n)
                     state[PART] = j
                     state[PHASE] = WOUND
-                if replaying(dice):
+                if state[PHASE] == WOUND and _allocate(plan, dice, state):
                     return True
-                if state[PHASE] == WOUND:
-                    _allocate(plan, dice, state)
         _step_end(plan, dice, state)
         if state[PHASE] == RESULT and replaying(dice):
             return True  # the result reads the lead: a stage of its own (reads_sign)
@@ -482,15 +484,17 @@ def _allocate(plan, dice, state):
     """The part's hits on the unit it strikes: each goes to the model that would be removed
     next, which saves for itself (R0-8, R0-9). When they all fit on the models of one group
     and place, the unsaved are one Binomial count; else the receiving model saves until it
-    falls, and the rest go on. Wounds past the unit's last model are lost (R0-13)."""
+    falls, and the rest go on. Wounds past the unit's last model are lost (R0-13). Returns
+    whether it stopped before a pick (the solver's)."""
     r, k = state[ROUND], state[STEP]
     j = state[PART]
     s = striker(plan, r, k, j, SIDE)
     g, p = striker(plan, r, k, j, GROUP), striker(plan, r, k, j, PLACE)
     t = 1 - s
     v = state[_u(plan, TARGET, s, unit_of(plan, s, g))]
-    picked = False
-    while state[HITS] > 0 and not (picked and replaying(dice)):
+    while state[HITS] > 0:
+        if picked(dice):
+            return True
         n = state[HITS]
         rg, rp = _receiver(plan, state, t, v)
         if rg < 0:
@@ -507,11 +511,9 @@ def _allocate(plan, dice, state):
             taken = pick_until(dice, n, q, left)
             state[HITS] = 0 if taken < left else n - taken  # stands: every wound rolled
             _wound(plan, state, t, v, rg, rp, min(taken, left))
-        picked = True
-    if state[HITS] == 0:
-        state[PART] += 1
-        state[PHASE] = STRIKE
-    return picked and replaying(dice)
+    state[PART] += 1
+    state[PHASE] = STRIKE
+    return False
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -569,15 +571,15 @@ def _result(plan, dice, state):
     if lead != 0:
         state[LOSER] = 1 if lead > 0 else 0
     else:
-        won = pick(dice, roll_off_law(plan))
+        won = pick(dice, roll_off_law(plan))  # a result starts its stage: never stops here
         if won == 2:
             _goes_on(state, LATER, True)
-            return replaying(dice)
+            return False
         state[LOSER] = 1 - won
         state[ROLLED_OFF] = 1
     state[PHASE] = TEST
     state[AT] = 0
-    return state[ROLLED_OFF] == 1 and replaying(dice)
+    return False
 
 
 @njit(inline="always")
@@ -595,11 +597,11 @@ def _test(plan, dice, state):
     x = state[LOSER]
     for u in range(state[AT], units(plan, x)):
         if state[_u(plan, INSIDE, x, u)]:
+            if picked(dice):
+                state[AT] = u
+                return True
             state[_u(plan, MARK, x, u)] = pick(
                 dice, test_law(plan, min(_leadership(plan, state, x, u), FEARLESS_LD)))
-            if replaying(dice):
-                state[AT] = u + 1
-                return True
     failed = False
     for u in range(units(plan, x)):
         if state[_u(plan, MARK, x, u)]:
@@ -634,21 +636,23 @@ def _pursue(plan, dice, state):
             if state[_u(plan, MARK, x, u)]:
                 fled = u if fled == -1 else -2
         if fled >= 0:
+            if picked(dice):
+                return True
             state[_u(plan, MARK, x, fled)] = 0
             if pick(dice, caught_law(plan, _in_fight(plan, state, y))):
                 state[_u(plan, FATE, x, fled)] = UNIT_CAUGHT
             _caught(plan, state, x)
-            return replaying(dice)
+            return False
     for u in range(state[AT], units(plan, y)):
         if state[_u(plan, INSIDE, y, u)]:
+            if picked(dice):
+                state[AT] = u
+                return True
             moved = pick(dice, pursuit_law(plan)) + 2
             state[BEST] = max(state[BEST], moved)
             if _fresh_ahead(plan, state, x) and _in_fight(plan, state, x) == 0:
                 needed = 2 * reach(plan, x) if halved_move(plan) else reach(plan, x)
                 state[_u(plan, MARK, y, u)] = moved >= needed
-            if replaying(dice):
-                state[AT] = u + 1
-                return True
     state[PHASE] = CATCH
     state[AT] = 0
     return False
@@ -662,12 +666,12 @@ def _catch(plan, dice, state):
     x = state[LOSER]
     for u in range(state[AT], units(plan, x)):
         if state[_u(plan, MARK, x, u)]:
+            if picked(dice):
+                state[AT] = u
+                return True
             state[_u(plan, MARK, x, u)] = 0
             if pick(dice, catch_law(plan, state[BEST])):
                 state[_u(plan, FATE, x, u)] = UNIT_CAUGHT
-            if replaying(dice):
-                state[AT] = u + 1
-                return True
     _caught(plan, state, x)
     return False
 
@@ -690,10 +694,10 @@ def _advance_roll(plan, dice, state):
     y = 1 - x
     for u in range(state[AT], units(plan, y)):
         if state[_u(plan, INSIDE, y, u)]:
-            state[_u(plan, MARK, y, u)] = pick(dice, reach_law(plan, x))
-            if replaying(dice):
-                state[AT] = u + 1
+            if picked(dice):
+                state[AT] = u
                 return True
+            state[_u(plan, MARK, y, u)] = pick(dice, reach_law(plan, x))
     _advance(plan, state, y)
     return False
 
