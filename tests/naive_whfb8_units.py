@@ -461,7 +461,9 @@ class Fight:
         front_v = g.front_of(v)
         mine_heroes = heroes_in[g, u]
         n = contact[g, u]
-        rf_n = min(n - len(mine_heroes), u.rf_alive)
+        # a character who refused a challenge steps out of the fighting rank for the round
+        # and a rank-and-file model takes its file (R2-4, 8th edition)
+        rf_n = min(n - sum(h is not self.refused for h in mine_heroes), u.rf_alive)
         at_unit = self.unit_target(v, front_v)
         if at_unit is None:
             return []
@@ -470,7 +472,7 @@ class Fight:
         # the rank-and-file in contact, in files after u's heroes: each enemy hero takes
         # up to 3 of them in file order; they aim at it by the unit's attack_character
         files = []   # (first file, models, target)
-        start = len(mine_heroes)
+        start = sum(h is not self.refused for h in mine_heroes)
         taken = 0
         rf = u.rf
         for h in free_foes:

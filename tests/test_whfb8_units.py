@@ -371,6 +371,26 @@ def test_a_refused_character_s_ld_is_not_used_R2_4_R2_12(refusal, holds, engine)
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("refusal, attacks", [("8e", 10), ("no_penalty", 9)])
+def test_a_rank_and_file_model_takes_a_refused_character_s_file_R2_4_R2_5(refusal, attacks,
+                                                                           engine):
+    """R2-4, R2-5: ten spearmen five wide and a harmless captain, who refuses the lord's
+    challenge. With the 8th edition penalty a spearman steps into the captain's file: five
+    spearmen fight and the five behind them support (10 attacks); with no penalty the
+    captain keeps its file (4 + 5). Each attack wounds the warriors with 1/2 x 1/2, so the
+    wounds they take are Binomial(attacks, 1/4)."""
+    data = fight([harmless("Warriors", 10, 5, hero("Lord", {**HARMLESS, "Ld": 9}))],
+                 [unit("Spears", 5, group("Spear", 10, {**HARMLESS, "S": 5}),
+                       hero("Captain", {**HARMLESS, "A": 3}))],
+                 rules={"refusal": refusal}, max_rounds=1, challenge="always", accept="never")
+    rows = plays(data, seed=18, engine=engine)
+    taken = [r["attacker_wounds"] for r in rows]
+    for k in (0, 2, 4):
+        assert_rate(sum(w == k for w in taken), len(rows), binomial(k, attacks, Fraction(1, 4)),
+                    f"P({k} wounds), refusal = {refusal}")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 def test_two_pursuers_catch_on_the_higher_roll_R2_13(engine):
     """R2-13: a unit fleeing from two chargers is caught when either pursuit roll is at
     least its flee roll: P(max(2D6, 2D6) >= 2D6), enumerated."""
