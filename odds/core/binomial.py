@@ -42,11 +42,11 @@ def cdf_tables(p: np.ndarray, n_max: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return cdf, start[which].reshape(p.shape), top
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=128)
 def _table(p: float, top: int) -> np.ndarray:
     """Rows n = 0 .. top of P(X <= k), k = 0 .. n, one after another (row n at n(n+1)/2);
     kept for the next plan (plans of one game meet the same few chances; a table of
-    CAP rows is 260 KB), read only."""
+    CAP rows is 260 KB, so the 128 kept hold at most 33 MB), read only."""
     out = np.empty((top + 1) * (top + 2) // 2)
     pmf = np.zeros(top + 1)
     pmf[0] = 1.0

@@ -25,7 +25,7 @@ from numba import njit
 
 EMPTY = -1
 LANES = 4  # fields packed in a word
-OUTSIDE = -2  # entry(): a field outside ±32,767
+OUTSIDE = -2  # entry(): a field outside -32,768 .. 32,767
 _ODD = np.random.default_rng(40).integers(1, 1 << 62, size=4096, dtype=np.int64) * 2 + 1
 
 
@@ -52,7 +52,7 @@ def width(fields):
 
 @njit(cache=True, _nrt=False, forceinline=True)
 def _pack(key, out):
-    """``key``'s fields (:func:`width` of them) into ``out``, four 16-bit fields a word;
+    """``key``'s fields (:func:`width` of them) into ``out``, LANES (four) 16-bit fields a word;
     False when one is outside -32,768 .. 32,767."""
     outside = 0
     for w in range(len(out)):
@@ -106,7 +106,7 @@ def _slot(tab, key, h):
 
 @njit(cache=True, _nrt=False, forceinline=True)
 def entry(tab, state, clock):
-    """The entry of the state vector ``key`` (:func:`width` long): found, or added empty and
+    """The entry of the state vector ``state`` (:func:`width` long): found, or added empty and
     live with its ``clock``; -1 when the table is full (:func:`rebuilt`), OUTSIDE when a
     field is outside 16 bits. An entry found no longer live is made live again, empty (its
     old masses were played). The table may be the walk's view without reference counts
@@ -272,14 +272,14 @@ def paired(keys, mass, low, high, base, lows, graded):
     states = np.empty((rows, keys.shape[1] * LANES), np.int64)
     weights = np.empty(rows)
     n = 0
-    at = np.zeros(max(k, 1), np.int64)
-    left = np.zeros(max(k, 1))
+    at = np.zeros(k, np.int64)
+    left = np.zeros(k)
     for e in range(len(keys)):
         for j in range(k):
             at[j] = low[e, j]
             left[j] = mass[e, base[j] + at[j]]
         while True:
-            w = left[:k].min()
+            w = left.min()
             unpack(keys[e], states[n])
             for j in range(k):
                 states[n, graded[j]] = lows[j] + at[j]
