@@ -10,7 +10,10 @@ one-unit parity case (test_wh40k3_parity.py, R-ids in their names) and every sev
 case of units_scenarios.py that solves in a few seconds: all but the two squads against a
 mob (bundled: solved and checked against the kernel in test_wh40k3_exact_solver.py, 40 s),
 two_v_two_strikes_refill (37 s), cover_frag_and_fresh_in_cover (14 s) and
-two_v_two_both_fresh (over 2,000,000 states)."""
+two_v_two_both_fresh (over 2,000,000 states); for whfb8 (issue 27) the one-unit parity cases
+of test_whfb8_parity.py the solver takes under its bound (against tests/naive_whfb8.py), and
+the several-unit cases of test_whfb8_units_parity.py (characters, champions, challenges,
+overkill, combined charges: against tests/naive_whfb8_units.py) but three too big."""
 from __future__ import annotations
 
 import random
@@ -19,16 +22,21 @@ from pathlib import Path
 import naive_blackpowder
 import naive_d10skirmish
 import naive_wh40k3
+import naive_whfb8
+import naive_whfb8_units
 import numpy as np
 import pytest
 import test_blackpowder_parity as bp
 import test_d10skirmish_parity as d10
 import test_wh40k3_parity as wh40k3
+import test_whfb8_parity as whfb8
+import test_whfb8_units_parity as whfb8_units
 import units_scenarios
 from exact_parity import assert_parity, solved
 
 from odds.core.tally import Tally
 from odds.rulesets import get_ruleset
+from odds.rulesets.whfb8.units import led
 from odds.scenario import as_scenario
 
 BUNDLED = sorted((Path(__file__).resolve().parents[1] / "data" / "scenarios")
@@ -37,9 +45,40 @@ REFERENCE_TRIALS = 6_000
 MOST_STATES = 1_000_000  # past wh40k3's default bound: per_unit_ld, retarget_after_wipe_out
 SEED = 24
 
+
+
+def whfb8_prepare(scenario):
+    """The one-unit reference's tables, or None for the reference of several units."""
+    return None if led(scenario) else naive_whfb8.prepare(scenario)
+
+
+def whfb8_play(scenario, rng, prepared) -> dict:
+    """One fight of whfb8's references: tests/naive_whfb8.py for one unit a side, else
+    tests/naive_whfb8_units.py, its units' columns by name."""
+    if prepared is not None:
+        return naive_whfb8.play_fight(scenario, rng, prepared)
+    out = naive_whfb8_units.play(scenario, rng)
+    for k, side in enumerate(("attacker", "defender")):
+        for i, (fate, lost, wounds) in enumerate(out["units"][k]):
+            out[f"{side}.units[{i}].fate"] = fate
+            out[f"{side}.units[{i}].lost"] = lost
+            out[f"{side}.units[{i}].wounds"] = wounds
+    return out
+
+
 PLAY = {"blackpowder": naive_blackpowder.fight, "d10skirmish": naive_d10skirmish.play_fight,
-        "wh40k3": naive_wh40k3.play_fight}
-PREPARE = {"wh40k3": naive_wh40k3.prepare}  # a reference's work done once per scenario
+        "wh40k3": naive_wh40k3.play_fight, "whfb8": whfb8_play}
+PREPARE = {"wh40k3": naive_wh40k3.prepare,  # a reference's work done once per scenario
+           "whfb8": whfb8_prepare}
+# whfb8 (issue 27): the one-unit parity cases the solver takes under its bound
+# (test_whfb8_parity.py; those of rolled counts and Multiple Wounds are simulated, Daemonic
+# Instability over 8 rounds is past the bound), and every units parity case but the three
+# past a million states or two minutes
+WHFB8 = [c for c in whfb8.CASES
+         if c not in ("rolled_hits", "slaying_multiple_wounds", "instability_numbers")]
+WHFB8_SLOW_UNITS = ("pinned_example",      # the bundled combined charge: 877,132 states, 2 min
+                    "two_defenders_lose",  # past 1,000,000 states
+                    "general_lends_ld")
 SLOW_UNITS = ("issue_two_squads_vs_ork_mob", "two_v_two_strikes_refill",
               "cover_frag_and_fresh_in_cover", "two_v_two_both_fresh")
 CASES = {
@@ -63,6 +102,9 @@ CASES = {
     **{f"wh40k3: {rid}": (lambda case=case: wh40k3.build(case)) for rid, case, _ in wh40k3.CASES},
     **{f"wh40k3: R0-13 {name}": (lambda name=name: units_scenarios.scenario(name))
        for name in units_scenarios.SCENARIOS if name not in SLOW_UNITS},
+    **{f"whfb8: {case}": (lambda case=case: whfb8.build(case)) for case in WHFB8},
+    **{f"whfb8: R2-4 {case}": (lambda case=case: whfb8_units.build(case))
+       for case in whfb8_units.CASES if case not in WHFB8_SLOW_UNITS},
 }
 
 

@@ -72,14 +72,14 @@ def p_catch(pursuer=TWO_D6, fleer=TWO_D6) -> float:
 
 @pytest.fixture(scope="module")
 def helpers():
-    from odds.rulesets.whfb8 import kernel
-    return kernel
+    from odds.rulesets.whfb8 import kernel_one
+    return kernel_one
 
 
 def plan_for(width, count, equipment=(), rules=(), mode="8e", facing="front", enemy_width=5):
     sc = scenario(unit(20, enemy_width, "E"), unit(count, width, "H", rules, equipment),
                   rules={"supporting_attacks": mode}, facing=facing)
-    return get_ruleset("whfb8").compile(sc)
+    return get_ruleset("whfb8").compile(sc).one_unit  # the one-unit kernel's plan
 
 
 @pytest.mark.parametrize("equipment, fights_with, extra", [
@@ -95,7 +95,7 @@ def test_one_weapon_for_the_whole_combat(equipment, fights_with, extra):
     if fights_with is not None:
         fighter["models"][0]["fights_with"] = fights_with
     plan = get_ruleset("whfb8").compile(scenario(unit(20, 5, "E"), fighter))
-    assert plan.attacks[1] == 1 + extra
+    assert plan.tables["attacks"][1, 0] == 1 + extra
 
 
 @pytest.mark.parametrize("mode, width, alive, equipment, rules, expected", [

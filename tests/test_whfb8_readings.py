@@ -12,13 +12,13 @@ import math
 import numpy as np
 import pytest
 import test_whfb8_exact as closed
+import whfb8_plan as read
 from exact_parity import solved
 from test_whfb8_exact_solver import mass, pmf
 
 import odds
 from odds.core.outcome import ATTACKER, DEFENDER, DESTROYED, MUTUAL
 from odds.rulesets import get_ruleset
-from odds.rulesets.whfb8 import kernel
 from odds.rulesets.whfb8.compile import FIGHTING, MOUNT, SUPPORTING, strike_key
 
 RULESET = get_ruleset("whfb8")
@@ -105,9 +105,9 @@ def test_first_against_last_is_unchanged_R2_6():
                              closed.unit(5, 5, "Y", ["Always Strikes Last"], profile=profile),
                              rules={"same_strike_order": mode})
         plan = RULESET.compile(sc)
-        assert len(plan.steps) == 2
-        assert plan.p_unsaved[0, 0, 0, 0, 0, FIGHTING] == pytest.approx(3 / 8, abs=1e-15)
-        assert plan.p_unsaved[0, 0, 0, 0, 1, FIGHTING] == pytest.approx(1 / 4, abs=1e-15)
+        assert plan.tables["step_count"] == 2
+        assert read.p_unsaved(plan, 0, 0, FIGHTING) == pytest.approx(3 / 8, abs=1e-15)
+        assert read.p_unsaved(plan, 0, 1, FIGHTING) == pytest.approx(1 / 4, abs=1e-15)
 
 
 # --- R2-7, R2-12, R2-13: what a battle standard re-rolls --------------------------------------
@@ -170,9 +170,8 @@ def test_monstrous_support_and_horde_R2_5(troop_type, count, width, a, mode, con
     attacks by troop type and option (troop_types.toml's horde_files and support_max)."""
     unit = monstrous(closed.unit(count, width, "M", profile=dict(A=a)), troop_type)
     plan = plan_for(unit, mode)
-    n = np.array([30, count], np.int64)
-    assert kernel._in_contact(plan, n, 1) == contact
-    assert kernel._supporters(plan, n, 1, contact) == supporting
+    assert read.contact(plan, (30, count), 1) == contact
+    assert read.supporters(plan, (30, count), 1, contact) == supporting
 
 
 def test_monstrous_cavalry_riders_support_mounts_do_not_R2_5():
@@ -181,9 +180,8 @@ def test_monstrous_cavalry_riders_support_mounts_do_not_R2_5():
     riders = monstrous(closed.unit(12, 6, "R", profile=dict(A=2)), "monstrous cavalry",
                        mount={"WS": 3, "S": 5, "I": 2, "A": 4})
     plan = plan_for(riders)
-    n = np.array([30, 12], np.int64)
-    assert kernel._part_attacks(plan, n, np.zeros(2, np.int64), 1, SUPPORTING, 6, 1) == 6 * 2
-    assert kernel._part_attacks(plan, n, np.zeros(2, np.int64), 1, MOUNT, 6, 1) == 6 * 4
+    assert read.attacks(plan, (30, 12), 1, SUPPORTING, r=1) == 6 * 2
+    assert read.attacks(plan, (30, 12), 1, MOUNT, r=1) == 6 * 4
 
 
 @pytest.mark.parametrize("troop_type, width, alive, ranks", [
@@ -198,7 +196,7 @@ def test_ranks_of_three_for_monstrous_troops_R2_11(troop_type, width, alive, ran
     group = {"mount": {"WS": 3, "S": 4, "I": 2, "A": 1}} if troop_type == "monstrous cavalry" \
         else {}
     plan = plan_for(monstrous(closed.unit(alive, width, "M"), troop_type, **group))
-    assert kernel._ranks(plan, np.array([30, alive], np.int64), 1) == ranks
+    assert read.ranks(plan, (30, alive), 1) == ranks
 
 
 @pytest.mark.parametrize("troop_type, p_break", [

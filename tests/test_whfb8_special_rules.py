@@ -13,6 +13,7 @@ from fractions import Fraction
 import naive_whfb8 as naive
 import numpy as np
 import pytest
+import whfb8_plan as read
 from exact_parity import assert_parity
 from stats import assert_rate
 
@@ -91,7 +92,7 @@ def enumerated(hit_need, wound_need, save_need, ward_need, *, reroll_hit=None,
 
 
 def p(sc, s=0, r=LATER, part=FIGHTING):
-    return compile_plan(sc).p_unsaved[r, 0, 0, 0, s, part]
+    return read.p_unsaved(compile_plan(sc), r, s, part)
 
 
 # Goblins (WS2 S3) against Warriors (WS5 T4, full plate: 4+, no shield so no parry):
@@ -203,17 +204,20 @@ def test_mounts_do_not_use_the_riders_rules():
 
 def test_devastating_charge_adds_an_attack_on_the_charge():
     """Devastating Charge (when = "charging"): +1 A in the first round, for the charger."""
-    plan = compile_plan(scenario(["Devastating Charge"]))
-    assert list(plan.first_attacks) == [1, 0] and list(plan.attacks) == [1, 1]
-    plan = compile_plan(scenario(["Devastating Charge"], charger="defender"))
-    assert list(plan.first_attacks) == [0, 0]
+    plan = compile_plan(scenario(["Devastating Charge"])).tables
+    assert list(plan["first_attacks"][:, 0]) == [1, 0] and list(plan["attacks"][:, 0]) == [1, 1]
+    plan = compile_plan(scenario(["Devastating Charge"], charger="defender")).tables
+    assert list(plan["first_attacks"][:, 0]) == [0, 0]
 
 
 def test_immune_to_psychology():
     """Never tests for Fear (R2-7), and may not flee as a charge reaction (R2-2)."""
-    plan = compile_plan(scenario(["Fear"], ["Immune to Psychology"]))
-    assert list(plan.tests_fear) == [0, 0]
-    assert list(compile_plan(scenario(["Fear"])).tests_fear) == [0, 1]
+    def tests_fear(sc):
+        t = compile_plan(sc).tables
+        return [int(t["causes_fear"][1 - s, 0] and not t["fear_immune"][s, 0]) for s in (0, 1)]
+
+    assert tests_fear(scenario(["Fear"], ["Immune to Psychology"])) == [0, 0]
+    assert tests_fear(scenario(["Fear"])) == [0, 1]
     with pytest.raises(ScenarioError, match="Immune to Psychology may not flee"):
         scenario(defender_rules=["Immune to Psychology"], reaction="flee", charge_distance=5)
 
@@ -355,15 +359,15 @@ def test_impact_hits_only_on_the_charge():
     sd = float(np.sqrt(wounds.var() / wounds.size))
     assert abs(wounds.mean() - float(want)) < 4 * sd
     plan = compile_plan(scenario(["Impact Hits (D3)"], charger="defender"))
-    assert not (plan.striker_part == IMPACT).any()
+    assert not read.has(plan, 1, IMPACT)
 
 
 def test_stomps_hit_infantry_only():
     """Stomp: one automatic hit per model in contact, every round, against infantry; none
     against cavalry or monstrous infantry (troop_types.toml)."""
-    assert (compile_plan(scenario(["Stomp"])).striker_part == STOMP).any()
+    assert read.has(compile_plan(scenario(["Stomp"])), 0, STOMP)
     monster = dict(d_group={"troop_type": "monstrous infantry"})
-    assert not (compile_plan(scenario(["Stomp"], **monster)).striker_part == STOMP).any()
+    assert not read.has(compile_plan(scenario(["Stomp"], **monster)), 0, STOMP)
 
 
 @pytest.mark.parametrize("rules, reason", [
@@ -380,15 +384,22 @@ def test_the_exact_solver_says_what_it_cannot_take(rules, reason):
         odds.simulate(sc, method="exact")
 
 
-def test_exact_solver_refuses_wound_rolling_rules():
+def test_exact_solver_refuses_multiple_wounds_against_several_wounds_R2_8():
+    """Multiple Wounds against models of two wounds rolls each wound's worth: simulated,
+    with the reason; against one-wound models it is one wound, solved."""
     w2 = dict(defender={**WARRIOR, "W": 2})
-    for rules, reason in ((["Multiple Wounds (D3)"], "Multiple Wounds"),
-                          (["Killing Blow"], "Killing Blow"), (["Unstable"], "Unstable")):
-        with pytest.raises(ScenarioError, match=reason):
-            odds.simulate(scenario(rules, **w2), method="exact")
-    # against one-wound models they are one wound: solved
+    with pytest.raises(ScenarioError, match="Multiple Wounds"):
+        odds.simulate(scenario(["Multiple Wounds (D3)"], **w2), method="exact")
     assert odds.simulate(scenario(["Multiple Wounds (D3)", "Killing Blow"]),
                          method="exact").method == "exact"
+
+
+def test_killing_blow_on_several_wounds_and_unstable_are_solved_R2_8_R2_12():
+    """Killing Blow against models of two wounds (a pick of the slain among the attacks
+    that did not wound) and Unstable (a wound lost a point of the margin): the exact solver
+    plays them, against the kernel."""
+    w2 = dict(defender={**WARRIOR, "W": 2})
+    assert_parity(scenario(["Killing Blow"], ["Unstable"], **w2), trials=100_000)
 
 
 def test_kernel_and_exact_solver_play_counted_hits_and_cold_blood():
@@ -402,33 +413,38 @@ def test_kernel_and_exact_solver_play_counted_hits_and_cold_blood():
 def test_strength_in_numbers_ld_R2_12():
     """Strength in Numbers: Ld + 1 per rank of five behind the front, at most 10, if it beats
     the general's; the exact solver plays it, against the kernel."""
-    from odds.rulesets.whfb8.kernel import _leadership
-
     sc = scenario(defender_rules=["Strength in Numbers"], defender={**GOBLIN, "Ld": 5})
     plan = compile_plan(sc)
-    assert [_leadership.py_func(plan, (10, n), 1) for n in (4, 5, 10, 15, 40)] == \
+    assert [read.leadership(plan, (10, n), 1) for n in (4, 5, 10, 15, 40)] == \
         [5, 5, 6, 7, 10]
     assert_parity(sc, trials=100_000)
 
 
-def test_daemonic_instability_is_simulated():
-    sc = scenario(["Daemonic Instability"])
-    assert "Daemonic Instability" in odds.simulate(sc, method="auto", trials=1000, seed=1,
-                                                    quiet=True).method_note
+def test_daemonic_instability_is_solved_R2_12():
+    """Daemonic Instability (a double 1 restores the round's losses, a double 6 banishes,
+    else a wound a point over): the exact solver plays it, against the kernel."""
+    data = scenario(["Daemonic Instability"]).to_dict()
+    data["simulation"] = {"max_rounds": 3}  # Reality Blinks keeps many fights apart
+    sc = odds.from_dict(data)
+    assert odds.simulate(sc, method="auto", quiet=True).method == "exact"
+    assert_parity(sc, trials=100_000)
 
 
 def test_plain_plans_play_the_same_fights_in_either_kernel_variant():
-    """A plan with none of the rules that need the extra kernel steps plays in the variant
-    without them; the other variant plays it to the same fights, die for die."""
+    """A plan with none of the rules that need the extra steps of the one-unit kernel
+    (kernel_one.py) plays in its variant without them; the other variant plays it to the
+    same fights, die for die."""
     from odds.core import runner
     from odds.rulesets import get_ruleset
 
     rules = get_ruleset("whfb8")
     plan = rules.compile(odds.load("data/scenarios/whfb8_witch_elves_vs_swordsmen.toml"))
-    assert not plan.extra
-    assert compile_plan(scenario(["Cold-blooded"])).extra
-    assert compile_plan(scenario(["Multiple Wounds (D3)"], defender={**WARRIOR, "W": 2})).extra
-    assert not compile_plan(scenario(["Multiple Wounds (D3)"])).extra  # W1: one wound each
+    assert not plan.one_unit.extra
+    assert compile_plan(scenario(["Cold-blooded"])).one_unit.extra
+    assert compile_plan(scenario(["Multiple Wounds (D3)"],
+                                 defender={**WARRIOR, "W": 2})).one_unit.extra
+    assert not compile_plan(scenario(["Multiple Wounds (D3)"])).one_unit.extra  # W1: one each
     _, plain = runner.run(rules, plan, 20_000, 3, keep_fights=True)
-    _, extra = runner.run(rules, plan._replace(extra=True), 20_000, 3, keep_fights=True)
+    _, extra = runner.run(rules, plan._replace(one_unit=plan.one_unit._replace(extra=True)),
+                          20_000, 3, keep_fights=True)
     assert (plain == extra).all()

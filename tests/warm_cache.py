@@ -14,7 +14,8 @@ import sys
 from pathlib import Path
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "data" / "scenarios"
-# Each task: steps (scenario, "kernel" | "extra" (the variant of the other plan.extra) |
+# Each task: steps (scenario, "kernel" | "extra" (the one-unit kernel's variant of the other
+# plan.one_unit.extra) |
 # "exact") played in order by one process, the longest task first. A ruleset's paths are one
 # task: they share compiled helpers, which a process compiles once and then loads from the
 # cache (two processes would compile them both at once); blackpowder and d10skirmish are
@@ -33,6 +34,8 @@ PATHS = (
      ("blackpowder_cuirassiers_charge_lancers.toml", "exact"),
      ("d10skirmish_paratrooper_pushes_sniper.toml", "kernel"),
      ("d10skirmish_paratrooper_pushes_sniper.toml", "exact")),
+    (("whfb8_chaos_lord_warriors_alone.toml", "exact"),
+     ("whfb8_chaos_lord_warriors_alone.toml", "kernel")),
     (("whfb8_chaos_lord_combined_charge.toml", "kernel"),),
 )
 
@@ -50,8 +53,8 @@ def warm(name: str, path: str) -> None:
         return
     ruleset = get_ruleset(scenario.ruleset)
     plan = ruleset.compile(scenario)
-    if path == "extra":
-        plan = plan._replace(extra=not plan.extra)
+    if path == "extra":  # the one-unit kernel's other variant (kernel_one.py)
+        plan = plan._replace(one_unit=plan.one_unit._replace(extra=not plan.one_unit.extra))
     runner.run(ruleset, plan, 64, 0)
 
 

@@ -113,6 +113,7 @@ def solver(fight):
     graded = np.asarray(tuple(fight.TALLIES) + ((fight.SIGNED,) if _signs(fight) else ()),
                         np.int64)
     signed = len(graded) - 1 if _signs(fight) else -1  # its place among the graded fields
+    by_value = getattr(fight, "BY_VALUE", False)  # the signed field is read by its value
     rounds = getattr(fight, "ROUNDS", -1)  # the field naming the round, if any
     tallied = len(fight.TALLIES) > 0  # else an ended state keeps its whole mass only
 
@@ -195,16 +196,20 @@ def solver(fight):
             cores, core_mass, core_low, core_high = unowned(played)
             for b in range(len(cores)):
                 split = signed >= 0 and fight.reads_sign(plan, cores[b])
-                for sign in range(-1, 2) if split else range(1):
+                first, last = 0, 0  # the classes of the signed field's values read: its
+                if split:           # signs -1 .. 1, or each of its values (by_value)
+                    first, last = (core_low[b][signed], core_high[b][signed]) if by_value \
+                        else (-1, 1)
+                for sign in range(first, last + 1):
                     states.copy(cores[b], state)
                     states.copy(core_mass[b], mass)
                     states.copy(core_low[b], low)
                     states.copy(core_high[b], high)
-                    if split:  # read by its sign: one class of its values at a time
+                    if split:  # read: one class of its values at a time
                         weight = 0.0
                         for x in range(low[signed], high[signed] + 1):
                             v = spans[signed, 0] + x
-                            if (v > 0) - (v < 0) == sign:
+                            if (x == sign) if by_value else ((v > 0) - (v < 0) == sign):
                                 weight += mass[base[signed] + x]
                         if weight == 0.0:
                             continue
@@ -212,7 +217,8 @@ def solver(fight):
                             return BOTH, most, stages, ended
                         for x in range(len(mass)):
                             mass[x] = 0.0
-                        low[signed] = high[signed] = sign - spans[signed, 0]
+                        low[signed] = high[signed] = sign if by_value \
+                            else sign - spans[signed, 0]
                         mass[base[signed] + low[signed]] = weight
                     for j in range(k):  # a field of one value is shown as it is
                         if low[j] == high[j]:
@@ -297,7 +303,9 @@ def solve(compiled, fight, plan, max_states: int):
     - ``fight.SIGNED``, a field that stages add to and read only by its sign where
       ``fight.reads_sign(plan, state)`` (e.g. the round's lead in wounds, read at the
       round's end): there the state is played once for each sign, with that sign's mass; a
-      stage may set the field only once it has been read (it is then one value).
+      stage may set the field only once it has been read (it is then one value). With
+      ``fight.BY_VALUE`` true it is read by its value: the state is played once for each
+      value it may have (whfb8's combat result, whose margin the break test reads).
 
     A rule text with graded fields gives their spans, ``fight.spans(plan)``: (fields, 2)
     lowest and highest values, tallies first."""

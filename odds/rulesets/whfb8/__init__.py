@@ -4,17 +4,6 @@
 from odds.core.ruleset import Ruleset
 from odds.rulesets.whfb8 import compile, rules, units
 
-
-def compile_plan(scenario):
-    """The plan of a checked scenario: of several units or heroes (compile_units), else of
-    one unit a side (compile)."""
-    if units.led(scenario):
-        from odds.rulesets.whfb8.compile_units import compile_units
-
-        return compile_units(scenario)
-    return compile.compile_plan(scenario)
-
-
 RULESET = Ruleset(
     catalogues=rules.catalogues,
     id="whfb8",
@@ -25,8 +14,8 @@ RULESET = Ruleset(
     engagement=rules.ENGAGEMENT,
     rules=rules.RULES,
     check=rules.check,
-    compile=compile_plan,
-    kernel="odds.rulesets.whfb8.play",
+    compile=compile.compile_plan,
+    kernel="odds.rulesets.whfb8.kernel",
     exact="odds.rulesets.whfb8.exact",
     own_special_rules=True,
     points=rules.points,

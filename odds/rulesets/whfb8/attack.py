@@ -1,6 +1,8 @@
 """One whfb8 attack's chance to cause an unsaved wound (R2-7 ... R2-9), with the special rules
 and weapon effects on its dice (:mod:`odds.core.effects`): re-rolls, modifiers, Poisoned
-Attacks, Killing Blow, Armour Piercing, Regeneration and Flaming Attacks."""
+Attacks, Killing Blow, Armour Piercing, Regeneration and Flaming Attacks; and what a model's
+profile and gear give its attacks: strike order (R2-6), Strength (R2-8), armour save (R2-9),
+supporting attacks (R2-5) and the dice of rolled attacks."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -20,6 +22,10 @@ class Saving:
 
 
 KILLING_BLOW = (None, "man-sized", "any")  # weakest first
+IMPACT_I, STOMP_I = 10, 0               # Impact Hits strike at Initiative 10, Stomps at 0
+NO_DICE = (0, 1, 0)                     # a dice spec (odds.core.effects.dice) of nothing
+RESURRECTION_HORDE = 10                 # the rules text's Horde width, for every troop type
+NO_MOUNT = {"WS": 1, "S": 1, "I": 1, "A": 0}  # a model on foot: a mount with no attacks
 
 
 def striking(sources, extra_reroll: str | None = None) -> AttackEffects:
@@ -103,3 +109,45 @@ def p_unsaved(to_hit: int | None, to_wound: int, armour: int, ward: int, strengt
         ward_fails = 1.0 - final_faces(ok, on.reroll_ward)[ok].sum()
     return (float((automatic + rolled * wounding) * armour_fails * ward_fails),
             float(rolled * killing * ward_fails))
+
+
+def strike_key(initiative: int, first: bool, last: bool, simultaneous: bool = False) -> int:
+    """Strike order key, highest first (R2-6): Always Strikes First before every Initiative
+    step, Always Strikes Last after them; both cancel out and the model strikes by I. With
+    ``simultaneous`` (``same_strike_order``) every part of one ability strikes at one step of
+    its band, whatever its I; otherwise by I within the band."""
+    rank = 1 if first == last else (2 if first else 0)
+    return 16 * rank + (0 if simultaneous and rank != 1 else initiative)
+
+
+def dice_of(rules, key: str) -> tuple:
+    """The dice ``rules`` give for ``key`` (Random Attacks, Impact Hits, Stomp), NO_DICE if
+    none: the first rule that gives them."""
+    return tuple(next((getattr(x, key) for x in rules if getattr(x, key)), NO_DICE))
+
+
+def armour_save(profile, items, on_mount: bool) -> int:
+    """The armour save before Strength (R2-9): the profile's Sv, else the best armour item's,
+    better by each item's bonus (shield, barding) and by 1 for being mounted."""
+    if profile["Sv"] is not None:
+        return profile["Sv"]
+    best = min([i.armour for i in items if i.armour is not None] + [NO_SAVE])
+    return best - sum(i.armour_bonus for i in items) - on_mount
+
+
+def strength(profile, weapon, first_round: bool, charging: bool, on_mount: bool) -> int:
+    """A model's S with its weapon (R2-8): + its bonus, + its first-round bonus, + its charge
+    bonus for a mounted charger; at most 10."""
+    return min(10, profile["S"] + weapon.strength_bonus
+               + first_round * weapon.first_round_strength
+               + (charging and on_mount) * weapon.charge_strength)
+
+
+def support(profile, weapon, rules, troop, resurrection: bool) -> tuple[int, int, int]:
+    """(supporting ranks without the Horde, supporting attacks a supporting model makes,
+    files that make a Horde) of a unit's rank-and-file (R2-5): 8th edition, or the rules
+    text with ``resurrection``."""
+    foot_extra = not troop.mounted and (weapon.extra_rank or any(r.extra_rank for r in rules))
+    if resurrection:
+        return int(foot_extra), 1, RESURRECTION_HORDE if troop.horde_files else 0
+    return 1 + foot_extra, min(profile["A"], troop.support_max), troop.horde_files

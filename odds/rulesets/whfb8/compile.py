@@ -1,311 +1,423 @@
-"""Turn a checked whfb8 scenario into the flat numeric plan the kernel reads."""
+"""Turn a checked whfb8 scenario into the plan the rule text (fight.py) reads: each side as
+units of bodies (rank-and-file and heroes) and strikers, every chance and law worked out and
+packed (:mod:`odds.core.packed`). One unit a side is a side of one unit with no heroes.
+
+Each side is padded to U units and H heroes. Body u (< U) is unit u's rank-and-file, body
+U + h its hero h. The strikers are the parts that strike at one strike step: a unit's models
+in contact, supporters, mounts, Impact Hits and Stomps, and each hero and its mount.
+"""
 from __future__ import annotations
 
+import itertools
 from typing import NamedTuple
 
 import numpy as np
 
 from odds.core.binomial import cdf_tables
 from odds.core.catalogue import active_rules
-from odds.rulesets.whfb8.attack import p_unsaved, saving, striking
-from odds.rulesets.whfb8.rules import (
-    NO_SAVE,
-    charts,
-    equipment,
-    fighting_weapon,
-    group_rules,
-    mounted,
-    troop_types,
-)
+from odds.core.dice import laws
+from odds.core.effects import dice_pmf
+from odds.core.exact import dice_sum, drop_lowest, p_ge
+from odds.core.packed import Packed, pack
+from odds.rulesets.whfb8 import units as un
+from odds.rulesets.whfb8.attack import (IMPACT_I, NO_DICE, NO_MOUNT, STOMP_I, armour_save,
+                                        dice_of, p_unsaved, saving, strength, strike_key,
+                                        striking, support)
+from odds.rulesets.whfb8.fight import (FIGHTING, FIRST, FLANK, FRONT, HERO, HERO_MOUNT, IMPACT,
+                                       LATER, MOUNT, REAR, ROLLED, STOMP, SUPPORTING, TABLES)
+from odds.rulesets.whfb8.rules import (HAND_WEAPON, NO_SAVE, charts, equipment,
+                                       fighting_weapon, special_rules, troop_types)
 
-# the striking parts of a unit (R2-4 ... R2-6): its models in contact, its supporters, their
-# mounts, and the automatic hits of Impact Hits and Stomps
-FIGHTING, SUPPORTING, MOUNT, IMPACT, STOMP = 0, 1, 2, 3, 4
-FRONT, FLANK, REAR = 0, 1, 2            # the face of the charged unit that is engaged (R2-3)
-FIRST, LATER = 0, 1                     # the charge round and the rest (R2-14)
-PARTS = 5
-IMPACT_I, STOMP_I = 10, 0               # Impact Hits strike at Initiative 10, Stomps at 0
-NO_DICE = (0, 1, 0)                     # a dice spec (odds.core.effects.dice) of nothing
-RESURRECTION_HORDE = 10                 # the rules text's Horde width, for every troop type
+FACES = {"front": FRONT, "flank": FLANK, "rear": REAR}
+CHALLENGES = {"never": 0, "always": 1, "champion_only": 2}
+ACCEPTS = {"always": 0, "never": 1, "champion_first": 2}
+AIMS = {"never": 0, "always": 1, "if_can_wound": 2}
 
 
 class Plan(NamedTuple):
-    """Arrays indexed by side (0 attacker, 1 defender) and part (FIGHTING ... STOMP)."""
+    """What the rule text reads, packed (``packed``), and the same tables by name for
+    readers of plans (``tables``, fight.TABLES says what each holds); ``strikers`` names
+    each striker (side, unit, hero or -1, kind)."""
 
-    count: np.ndarray          # (2,) models at the start
-    width: np.ndarray          # (2,) files
-    wounds: np.ndarray         # (2,) W
-    leadership: np.ndarray     # (2,) Ld tested on: the unit's or its general's (R2-12)
-    attacks: np.ndarray        # (2,) A of a fighting model, before Frenzy (R2-4)
-    first_attacks: np.ndarray  # (2,) its extra A in the first round (Devastating Charge...)
-    mount_attacks: np.ndarray  # (2,) A of its mount, 0 if on foot
-    impact_hits: np.ndarray    # (2,) fixed Impact Hits per model in contact on the charge
-    stomps: np.ndarray         # (2,) fixed Stomps per model in contact, every round
-    champion: np.ndarray       # (2,) a champion in the front rank: +1 A, removed last (R2-4)
-    frenzy: np.ndarray         # (2,) Frenzied at the start (R2-7)
-    support_ranks: np.ndarray  # (2,) supporting ranks without the Horde (R2-5)
-    support_attacks: np.ndarray  # (2,) attacks of one supporting model (R2-5)
-    horde_files: np.ndarray    # (2,) files that make a Horde, 0 never (R2-5)
-    rank_models: np.ndarray    # (2,) models that make a rank (R2-11, R2-12)
-    supports: np.ndarray       # (2,) fights to its front, so it may support (R2-5)
-    in_contact: np.ndarray     # (2,) models in base contact given by the scenario, 0: default
-    face: int                  # FRONT, FLANK or REAR of the charged unit (R2-3)
-    steps: np.ndarray          # (K,) strike keys present, highest first (R2-6)
-    striker_side: np.ndarray   # (K, 2 * PARTS) parts striking at each key, -1 padded
-    striker_part: np.ndarray   # (K, 2 * PARTS)
-    p_unsaved: np.ndarray      # (2 rounds, 2 fear, 2 enemy fear, 2 enemy frenzy, 2, PARTS)
-    cdf: np.ndarray            # binomial CDF rows (odds.core.binomial)
-    cdf_offset: np.ndarray     # p_unsaved's shape
-    cdf_top: np.ndarray        # p_unsaved's shape
-    bonus: np.ndarray          # (2,) standard, battle standard, flank/rear every round (R2-11)
-    musician: np.ndarray       # (2,)
-    stubborn: np.ndarray       # (2,)
-    unbreakable: np.ndarray    # (2,)
-    reroll_break: np.ndarray   # (2,) battle standard: re-roll a failed break test (R2-12)
-    reroll_tests: np.ndarray   # (2,) battle standard: re-roll a failed Fear or restraint test
-                               # too (R2-7, R2-13)
-    disrupted_steadfast: int   # a disrupted unit may still be Steadfast (R2-11, R2-12)
-    swiftstride: np.ndarray    # (2,) 3D6 drop the lowest for flee, pursuit and charge (R2-13)
-    tests_fear: np.ndarray     # (2,) faces a Fear-causing enemy without causing Fear (R2-7)
-    movement: np.ndarray       # (2,) M, for the charge against a fleeing unit (R2-2)
-    charger: int
-    flee_reaction: bool        # the charged unit flees instead of holding (R2-2)
-    charge_distance: float
-    pursue: bool               # the winner pursues; False: restrains on a Ld test (R2-13)
-    max_rounds: int
-    p_slay: np.ndarray         # p_unsaved's shape: P(a Killing Blow slays a model of W > 1)
-    rolled: np.ndarray         # (2, PARTS, 3) dice per model in contact: Random Attacks (in
-                               # FIGHTING), Impact Hits, Stomps; NO_DICE if none is rolled
-    multiple_wounds: np.ndarray  # (2 rounds, 2, 3) dice each riders' unsaved wound becomes
-    multiplies: np.ndarray     # (2 rounds, 2) the riders have Multiple Wounds
-    one_by_one: np.ndarray     # (2,) its wounds are taken one by one: Multiple Wounds or a
-                               # Killing Blow against models of more than one wound
-    cold_blooded: np.ndarray   # (2,) Ld tests on 3D6, the highest dropped
-    unstable: np.ndarray       # (2,) loses a wound per point it loses a combat by, never flees
-    daemonic: np.ndarray       # (2,) Daemonic Instability instead of the break test
-    strength_in_numbers: np.ndarray  # (2,) +1 Ld per rank behind the front, at most 10
-    own_leadership: np.ndarray  # (2,) the unit's own Ld
-    extra: bool                # any of rolled, one_by_one, unstable ... own_leadership's rules:
-                               # the kernel plays it with its steps (kernel.entry)
-
-
-def strike_key(initiative: int, first: bool, last: bool, simultaneous: bool = False) -> int:
-    """Strike order key, highest first (R2-6): Always Strikes First before every Initiative
-    step, Always Strikes Last after them; both cancel out and the model strikes by I. With
-    ``simultaneous`` (``same_strike_order``) every part of one ability strikes at one step of
-    its band, whatever its I; otherwise by I within the band."""
-    rank = 1 if first == last else (2 if first else 0)
-    return 16 * rank + (0 if simultaneous and rank != 1 else initiative)
-
-
-NO_MOUNT = {"WS": 1, "S": 1, "I": 1, "A": 0}  # a model on foot: a mount with no attacks
-
-
-def dice_of(rules, key: str) -> tuple:
-    """The dice ``rules`` give for ``key`` (Random Attacks, Impact Hits, Stomp), NO_DICE if
-    none: the first rule that gives them."""
-    return tuple(next((getattr(x, key) for x in rules if getattr(x, key)), NO_DICE))
-
-
-def armour_save(profile, items, on_mount: bool) -> int:
-    """The armour save before Strength (R2-9): the profile's Sv, else the best armour item's,
-    better by each item's bonus (shield, barding) and by 1 for being mounted."""
-    if profile["Sv"] is not None:
-        return profile["Sv"]
-    best = min([i.armour for i in items if i.armour is not None] + [NO_SAVE])
-    return best - sum(i.armour_bonus for i in items) - on_mount
-
-
-def strength(profile, weapon, first_round: bool, charging: bool, on_mount: bool) -> int:
-    """A model's S with its weapon (R2-8): + its bonus, + its first-round bonus, + its charge
-    bonus for a mounted charger; at most 10."""
-    return min(10, profile["S"] + weapon.strength_bonus
-               + first_round * weapon.first_round_strength
-               + (charging and on_mount) * weapon.charge_strength)
-
-
-def support(profile, weapon, rules, troop, resurrection: bool) -> tuple[int, int, int]:
-    """(supporting ranks without the Horde, supporting attacks a supporting model makes,
-    files that make a Horde) of a unit's rank-and-file (R2-5): 8th edition, or the rules
-    text with ``resurrection``."""
-    foot_extra = not troop.mounted and (weapon.extra_rank or any(r.extra_rank for r in rules))
-    if resurrection:
-        return int(foot_extra), 1, RESURRECTION_HORDE if troop.horde_files else 0
-    return 1 + foot_extra, min(profile["A"], troop.support_max), troop.horde_files
+    packed: Packed
+    tables: dict
+    strikers: tuple
+    rolls: bool       # a striker rolls its number of attacks or hits
+    multiplies: bool  # a striker has Multiple Wounds against models of several wounds
+    one_unit: object  # one unit a side, no heroes: the plan of the one-unit fast path
+    #                   (compile_one.Plan, kernel_one and exact_one), else None
 
 
 def compile_plan(scenario) -> Plan:
-    """The plan for one scenario (already checked by :func:`odds.scenario.from_dict`)."""
+    """The plan for one checked scenario."""
     to_hit, to_wound = charts()
     table = equipment(scenario)
-    sides = [scenario.attacker, scenario.defender]
-    groups = [side.models[0] for side in sides]
-    e = scenario.engagement
-    resurrection = scenario.rules["supporting_attacks"] == "resurrection"
-    simultaneous = scenario.rules["same_strike_order"] == "simultaneous"
-    all_tests = scenario.rules["battle_standard_rerolls"] == "all"
-    charger = 0 if e["charger"] == "attacker" else 1
-    face = {"front": FRONT, "flank": FLANK, "rear": REAR}[sides[charger].options["facing"]
-                                                          or e["facing"]]
-
-    def ints(f):
-        return np.array([f(s, sides[s], groups[s]) for s in range(2)], np.int64)
-
-    rules = [group_rules(g, scenario) for g in groups]
-    weapon = [fighting_weapon(g, table) for g in groups]
-    items = [[table[n] for n in g.equipment] for g in groups]
     troops = troop_types()
-    troop = [troops[g.options["troop_type"]] for g in groups]
-    on_mount = [mounted(g) for g in groups]
-    mount = [g.options["mount"] or NO_MOUNT for g in groups]
-    fights_front = [s == charger or face == FRONT for s in range(2)]
-
-    def has(s, key):
-        return any(getattr(x, key) for x in rules[s])
-
-    ranks, support_attacks, horde_files = zip(*(
-        support(groups[s].profile, weapon[s], rules[s], troop[s], resurrection)
-        for s in range(2)))
-    stomped = [troop[s].stomped for s in range(2)]
-    rolled = np.array([[dice_of(rules[s], "random_attacks"), NO_DICE, NO_DICE,
-                        dice_of(rules[s], "impact_hits"),
-                        dice_of(rules[s], "stomp") if stomped[1 - s] else NO_DICE]
-                       for s in range(2)], np.int64)
-    first = [has(s, "strikes_first") for s in range(2)]
-    last = [weapon[s].strikes_last or has(s, "strikes_last") for s in range(2)]
-    strikes_first = [first[s] and not last[s] for s in range(2)]  # the ability, not cancelled
-    keys = np.full((2, PARTS), -1, np.int64)
+    resurrection = scenario.rules["supporting_attacks"] == "resurrection"
+    charger = 0 if scenario.engagement["charger"] == "attacker" else 1
+    keys = ("attacker", "defender")
+    sides = [scenario.side(k).every_unit for k in keys]
+    rules_of = _rules_of(scenario)
+    U = max(len(x) for x in sides)
+    H = max(sum(len(un.heroes(u)) for u in x) for x in sides)
+    B = U + H
+    v = {name: np.zeros((2, U), np.int64) for name, shape in TABLES.ints.items()
+         if shape == (2, "U")}
+    v.update({name: np.zeros((2, B), np.int64) for name, shape in TABLES.ints.items()
+              if shape == (2, "G")})
+    v["wounds"][:] = 1
+    for name in ("unit_count", "heroes", "general", "bearer", "challenge", "accept"):
+        v[name] = np.full(2, -1, np.int64)
+    bodies = [[None] * B for _ in range(2)]  # (group, unit) of each body, None: padding
     for s in range(2):
-        keys[s, FIGHTING] = keys[s, SUPPORTING] = strike_key(groups[s].profile["I"], first[s],
-                                                             last[s], simultaneous)
-        if mount[s]["A"] > 0:
-            keys[s, MOUNT] = strike_key(mount[s]["I"], False, False)
-        if tuple(rolled[s, IMPACT]) != NO_DICE and s == charger:
-            keys[s, IMPACT] = strike_key(IMPACT_I, False, False)
-        if tuple(rolled[s, STOMP]) != NO_DICE:
-            keys[s, STOMP] = strike_key(STOMP_I, False, False)
-    steps = np.array(sorted({int(k) for k in keys.ravel() if k >= 0}, reverse=True), np.int64)
-    striker_side = np.full((len(steps), 2 * PARTS), -1, np.int64)
-    striker_part = np.full((len(steps), 2 * PARTS), -1, np.int64)
-    for k, key in enumerate(steps):
-        parts = np.argwhere(keys == key)
-        striker_side[k, :len(parts)] = parts[:, 0]
-        striker_part[k, :len(parts)] = parts[:, 1]
-
-    p = np.zeros((2, 2, 2, 2, 2, PARTS))
+        v["unit_count"][s] = len(sides[s])
+        v["heroes"][s] = sum(len(un.heroes(u)) for u in sides[s])
+        v["challenge"][s] = CHALLENGES[un.policy(scenario, keys[s], "challenge")]
+        v["accept"][s] = ACCEPTS[un.policy(scenario, keys[s], "accept")]
+        h = 0
+        for u, each in enumerate(sides[s]):
+            plain = un.rank_and_file(each)
+            heroes = un.heroes(each)
+            _unit_row(v, s, u, each, plain, heroes, rules_of, table, troops, resurrection,
+                      charger == s, h)
+            if plain:
+                bodies[s][u] = (plain, each)
+                v["count"][s, u], v["wounds"][s, u] = plain.count, plain.profile["W"]
+            v["body_unit"][s, u] = u
+            for group in heroes:
+                b = U + h
+                bodies[s][b] = (group, each)
+                v["count"][s, b], v["wounds"][s, b] = 1, group.profile["W"]
+                v["body_unit"][s, b] = u
+                v["champion"][s, b] = group.options["champion"]
+                v["hero_ld"][s, b] = group.profile["Ld"]
+                v["hero_attacks"][s, b] = group.profile["A"]
+                if group.options["general"]:
+                    v["general"][s] = h
+                if group.options["battle_standard"]:
+                    v["bearer"][s] = h
+                h += 1
+    pairs = un.engagements(scenario)
+    for name, i in (("charging", 0), ("charged", 1), ("face", 2)):
+        v[name] = np.zeros(U, np.int64)
+        v[name][:len(pairs)] = [FACES[p[2]] if i == 2 else p[i] for p in pairs]
+    strikers = _strikers(scenario, rules_of, sides, bodies, table, U, charger)
+    J = len(strikers)
+    p = np.zeros((2, 2, 2, 2, 2, J, B))
     p_slay = np.zeros_like(p)
-    multiple_wounds = np.array([[NO_DICE] * 2] * 2, np.int64)  # [round type, side]
-    for s in range(2):
-        t = 1 - s
-        prof, target = groups[s].profile, groups[t].profile
-        reroll_first = (strikes_first[s] and prof["I"] >= target["I"]  # R2-6
-                        and not (simultaneous and strikes_first[t]))
-        armour = armour_save(target, items[t], on_mount[t])
-        parry = (not on_mount[t] and not weapon[t].is_weapon and any(i.parry for i in items[t])
-                 and fights_front[t])
-        man_sized = troop[t].killing_blow
-        one_wound = target["W"] == 1
-        for r in (FIRST, LATER):
-            charging = r == FIRST and s == charger
-            s_rider = strength(prof, weapon[s], r == FIRST, charging, on_mount[s])
-            rider = striking(active_rules(rules[s], r == FIRST, charging) + [weapon[s]],
-                             "failures" if reroll_first else None)
-            if rider.multiple_wounds and not one_wound:
-                multiple_wounds[r, s] = rider.multiple_wounds  # R2-8: a W1 takes one wound
-            on = saving(active_rules(rules[t], r == FIRST, r == FIRST and t == charger))
-            automatic = striking([])
-            for part, ws, st, by in ((FIGHTING, prof["WS"], s_rider, rider),
-                                     (SUPPORTING, prof["WS"], s_rider, rider),
-                                     (MOUNT, mount[s]["WS"], mount[s]["S"], automatic),
-                                     (IMPACT, None, prof["S"], automatic),
-                                     (STOMP, None, prof["S"], automatic)):
-                for afraid in (0, 1):
-                    for enemy_afraid in (0, 1):
-                        hit = None if ws is None else to_hit[(1 if afraid else ws) - 1][
-                            (1 if enemy_afraid else target["WS"]) - 1]
-                        wound = to_wound[st - 1][target["T"] - 1]
-                        for frenzied in (0, 1):
-                            ward = min(target["Ward"] or NO_SAVE,
-                                       6 if parry and not frenzied else NO_SAVE)
-                            i = (r, afraid, enemy_afraid, frenzied, s, part)
-                            p[i], p_slay[i] = p_unsaved(hit, wound, armour, ward, st, by, on,
-                                                        man_sized)
-                            if one_wound:  # a slain one-wound model is one unsaved wound
-                                p[i], p_slay[i] = p[i] + p_slay[i], 0.0
-
-    count = ints(lambda s, side, g: g.count)
-    width = ints(lambda s, side, g: side.options["width"])
-    fixed = rolled[:, :, 0] == 0  # a whole number, not dice: counted, not rolled
-    highest = rolled[:, :, 0] * rolled[:, :, 1] + rolled[:, :, 2]
-    base = [highest[s, FIGHTING] if tuple(rolled[s, FIGHTING]) != NO_DICE else 0
-            for s in range(2)]  # Random Attacks replace the profile's A; rolled ones add
-    attacks = ints(lambda s, side, g: (base[s] if fixed[s, FIGHTING] else 0)
-                   + (0 if on_mount[s] else weapon[s].extra_attack))  # R2-10: one weapon
-    attacks += ints(lambda s, side, g: 0 if base[s] else g.profile["A"])
-    first_attacks = ints(lambda s, side, g: sum(
-        x.extra_attacks for x in active_rules(rules[s], True, s == charger))
-        - sum(x.extra_attacks for x in active_rules(rules[s], False, False)))
-    attacks += ints(lambda s, side, g: sum(x.extra_attacks
-                                           for x in active_rules(rules[s], False, False)))
-    frenzy = ints(lambda s, side, g: has(s, "frenzy"))
-    in_front = np.minimum(count, width)
-    most = np.zeros((2, PARTS), np.int64)
-    for s in range(2):
-        most[s] = [in_front[s] * (attacks[s] + first_attacks[s] + frenzy[s]
-                                  + (0 if fixed[s, FIGHTING] else highest[s, FIGHTING])) + 1,
-                   in_front[s] * 3 * support_attacks[s], in_front[s] * mount[s]["A"],
-                   in_front[s] * highest[s, IMPACT], in_front[s] * highest[s, STOMP]]
-    cdf, cdf_offset, cdf_top = cdf_tables(p, np.broadcast_to(most, p.shape))
-    causes_fear = [has(s, "causes_fear") for s in range(2)]
-    multiplies = multiple_wounds[:, :, 0] + multiple_wounds[:, :, 2] > 0  # [round type, side]
-    one_by_one = multiplies.any(axis=0) | p_slay.any(axis=(0, 1, 2, 3, 5))
-    return Plan(
-        count=count, width=width,
-        wounds=ints(lambda s, side, g: g.profile["W"]),
-        leadership=ints(lambda s, side, g: max(g.profile["Ld"], side.options["general_Ld"] or 0)),
-        attacks=attacks,
-        first_attacks=first_attacks,
-        mount_attacks=ints(lambda s, side, g: mount[s]["A"]),
-        impact_hits=ints(lambda s, side, g: highest[s, IMPACT] * fixed[s, IMPACT]),
-        stomps=ints(lambda s, side, g: highest[s, STOMP] * fixed[s, STOMP]),
-        champion=ints(lambda s, side, g: side.options["champion"]),
-        frenzy=frenzy,
-        support_ranks=np.array(ranks, np.int64),
-        support_attacks=np.array(support_attacks, np.int64),
-        horde_files=np.array(horde_files, np.int64),
-        rank_models=ints(lambda s, side, g: troop[s].rank_models),
-        supports=ints(lambda s, side, g: fights_front[s]),
-        in_contact=ints(lambda s, side, g: side.options["in_contact"] or 0),
-        face=face, steps=steps, striker_side=striker_side, striker_part=striker_part,
-        p_unsaved=p, cdf=cdf, cdf_offset=cdf_offset, cdf_top=cdf_top,
-        bonus=ints(lambda s, side, g: side.options["standard"] + side.options["battle_standard"]
-                   + (s == charger) * face),
-        musician=ints(lambda s, side, g: side.options["musician"]),
-        stubborn=ints(lambda s, side, g: has(s, "stubborn")),
-        unbreakable=ints(lambda s, side, g: has(s, "unbreakable")),
-        reroll_break=ints(lambda s, side, g: side.options["battle_standard"]),
-        reroll_tests=ints(lambda s, side, g: side.options["battle_standard"] and all_tests),
-        disrupted_steadfast=int(scenario.rules["disrupted_steadfast"]),
-        swiftstride=ints(lambda s, side, g: has(s, "swiftstride")),
-        tests_fear=ints(lambda s, side, g: causes_fear[1 - s] and not causes_fear[s]
-                        and not has(s, "unbreakable") and not has(s, "immune_to_psychology")),
-        movement=ints(lambda s, side, g: g.profile["M"]),
+    can_wound = np.zeros((2, J, B), np.int64)
+    multiple_wounds = np.zeros((2, J, 3), np.int64)
+    multiple_wounds[:] = NO_DICE
+    for j, x in enumerate(strikers):
+        for b in range(B):
+            if bodies[1 - x["side"]][b] is not None:
+                _chances(p, p_slay, can_wound, multiple_wounds, j, b, x,
+                         *bodies[1 - x["side"]][b], scenario, rules_of, table, troops,
+                         to_hit, to_wound, charger)
+    for j, x in enumerate(strikers):  # R2-4: mounts and supporters aim with their riders
+        if x["kind"] in (SUPPORTING, MOUNT, HERO_MOUNT):
+            rider = next(i for i, y in enumerate(strikers) if y["side"] == x["side"]
+                         and y["unit"] == x["unit"] and y["hero"] == x["hero"]
+                         and y["kind"] in (FIGHTING, HERO))
+            can_wound[:, j] = can_wound[:, rider]
+    most = np.array([x["most"] for x in strikers], np.int64)
+    cdf, row, top = cdf_tables(p, np.broadcast_to(most[:, None], p.shape))
+    multiplies = (multiple_wounds[:, :, 0] + multiple_wounds[:, :, 2] > 0).astype(np.int64)
+    for name in ("side", "unit", "hero", "kind"):
+        v[f"striker_{name}"] = np.array([x[name] for x in strikers], np.int64)
+    v["fixed"] = np.array([x["fixed"] for x in strikers], np.int64)
+    v["first"] = np.array([x["first"] for x in strikers], np.int64)
+    v["rolls"] = np.array([x["rolled"] != NO_DICE for x in strikers], np.int64)
+    steps = _steps(strikers)
+    e = scenario.engagement
+    v.update(
         charger=charger,
-        flee_reaction=e["reaction"] == "flee",
-        charge_distance=float(e["charge_distance"] or 0.0),
-        pursue=bool(e["pursue"]),
-        max_rounds=int(scenario.simulation["max_rounds"]),
-        p_slay=p_slay,
-        rolled=np.where(fixed[:, :, None], np.array(NO_DICE), rolled),
-        multiple_wounds=multiple_wounds,
-        multiplies=multiplies.astype(np.int64),
-        one_by_one=one_by_one.astype(np.int64),
-        cold_blooded=ints(lambda s, side, g: has(s, "cold_blooded")),
-        unstable=ints(lambda s, side, g: has(s, "unstable")),
-        daemonic=ints(lambda s, side, g: has(s, "daemonic_instability")),
-        strength_in_numbers=ints(lambda s, side, g: has(s, "strength_in_numbers")),
-        own_leadership=ints(lambda s, side, g: g.profile["Ld"]),
-        extra=bool(any(has(s, key) for s in range(2) for key in (
-            "unstable", "daemonic_instability", "strength_in_numbers", "cold_blooded"))
-            or rolled[:, :, 0].any() or one_by_one.any()),
-    )
+        refusal_penalty=scenario.rules["refusal"] == "8e",
+        reroll_all=scenario.rules["battle_standard_rerolls"] == "all",
+        disrupted_steadfast=scenario.rules["disrupted_steadfast"],
+        pursue=bool(e["pursue"]), max_rounds=int(scenario.simulation["max_rounds"]),
+        flee_reaction=e["reaction"] == "flee", engagements=len(pairs),
+        led=un.led(scenario), unit_columns=any(scenario.side(k).units for k in keys),
+        daemons=bool(v["daemonic"].any()),
+        multiplies=multiplies, steps=steps, step_count=int((steps[:, 0] >= 0).sum()),
+        can_wound=can_wound, unsaved_row=row, unsaved_top=top, p_unsaved=p,
+        p_slay=np.divide(p_slay, 1.0 - p, out=np.zeros_like(p), where=p < 1.0),
+        per_file=1.0 / np.maximum(v["width"], 1))
+    v.update(_laws(scenario, sides, strikers, multiple_wounds, charger, v))
+    packed = pack(TABLES, v, cdf, B, U, J)
+    one_unit = None
+    if not un.led(scenario):
+        from odds.rulesets.whfb8 import compile_one
+
+        one_unit = compile_one.compile_plan(scenario)
+    return Plan(packed, v, tuple((x["side"], x["unit"], x["hero"], x["kind"])
+                                 for x in strikers),
+                bool(v["rolls"].any()), bool(multiplies.any()), one_unit)
+
+
+def _pairs(cold_blooded: bool):
+    """The two dice a Leadership test keeps, with their chances: 2D6, or the lowest two of
+    3D6 (Cold-blooded)."""
+    out = {}
+    n = 3 if cold_blooded else 2
+    for roll in itertools.product(range(1, 7), repeat=n):
+        kept = tuple(sorted(roll)[:2])
+        out[kept] = out.get(kept, 0.0) + 6.0 ** -n
+    return out
+
+
+def _laws(scenario, sides, strikers, multiple_wounds, charger, v) -> dict:
+    """The plan's laws: Leadership tests, movement rolls, Daemonic Instability, the flee
+    reaction, rolled attacks and Multiple Wounds (R2-2, R2-7, R2-12, R2-13)."""
+    holds = np.zeros((2, 2, 13, 2))
+    fails = np.zeros((2, 2, 13, 2))
+    instability = np.zeros((2, 13))
+    for cold in range(2):
+        pairs = _pairs(bool(cold))
+        for x in range(13):
+            fail = sum(q for (a, b), q in pairs.items() if a + b > x and (a, b) != (1, 1))
+            over = sum(q for (a, b), q in pairs.items() if a + b > x)
+            for rerolled in range(2):
+                holds[rerolled, cold, x] = [fail ** (1 + rerolled), 1 - fail ** (1 + rerolled)]
+                fails[rerolled, cold, x] = [1 - over ** (1 + rerolled), over ** (1 + rerolled)]
+        for (a, b), q in pairs.items():
+            instability[cold, 0 if (a, b) == (1, 1) else 1 if (a, b) == (6, 6) else a + b] += q
+    moves = [np.pad(dice_sum(2), (0, 19 - len(dice_sum(2)))), drop_lowest(3)]
+    moves = [np.pad(m, (0, 19 - len(m))) for m in moves]
+    caught = 0.0
+    if scenario.engagement["reaction"] == "flee":
+        c = charger
+        flee = moves[int(v["swiftstride"][1 - c, 0])]
+        move = moves[int(v["swiftstride"][c, 0])]
+        profile = un.rank_and_file(sides[c][0]).profile
+        distance = float(scenario.engagement["charge_distance"] or 0.0)
+        caught = sum(flee[f] * p_ge(move, distance + f - profile["M"]) for f in range(19))
+    U = v["width"].shape[1]
+    catch = np.zeros((2, 19, U + 1, U + 1, 2))
+    below = [np.cumsum(m) - m for m in moves]  # P(roll < f)
+    for fleeing, best, plain, swift in np.ndindex(catch.shape[:4]):
+        escapes = sum(moves[fleeing][f] * (best < f) * below[0][f] ** plain
+                      * below[1][f] ** swift for f in range(19))
+        catch[fleeing, best, plain, swift] = [escapes, 1.0 - escapes]
+    width = 1 + ROLLED * max([x["rolled"][0] * x["rolled"][1] + x["rolled"][2]
+                              for x in strikers] + [0])
+    rolled = np.zeros((len(strikers), ROLLED + 1, width))
+    for j, x in enumerate(strikers):
+        pmf = np.ones(1)
+        rolled[j, 0, 0] = 1.0
+        one = dice_pmf(tuple(x["rolled"]))
+        for m in range(1, ROLLED + 1):
+            pmf = np.convolve(pmf, one)
+            rolled[j, m, :len(pmf)] = pmf
+    w = max([len(dice_pmf(tuple(d))) for d in multiple_wounds.reshape(-1, 3)] + [2])
+    multiple = np.zeros(multiple_wounds.shape[:2] + (w,))
+    for r, j in np.ndindex(multiple_wounds.shape[:2]):
+        spec = tuple(multiple_wounds[r, j])
+        pmf = dice_pmf(spec) if spec != NO_DICE else np.array([0.0, 1.0])
+        multiple[r, j, :len(pmf)] = pmf
+    return dict(holds_law=laws(holds), fails_law=laws(fails), move_law=laws(np.stack(moves)),
+                catch_law=laws(catch),
+                instability_law=laws(instability), flee_law=laws(np.array([1 - caught, caught])),
+                rolled_law=laws(rolled), wounds_law=laws(multiple))
+
+
+def _unit_row(v, s, u, each, plain, heroes, rules_of, table, troops, resurrection,
+              charging, first_hero) -> None:
+    """Unit u of side s: its formation, command, psychology and rank-and-file attacks."""
+    troop = troops[(plain or heroes[0]).options["troop_type"]]
+    rules = rules_of(plain) if plain else []
+    row = {
+        "width": each.options["width"],
+        "unit_size": (plain.count if plain else 0) + len(heroes),
+        "ld": plain.profile["Ld"] if plain else 0,
+        "lent_ld": each.options["general_Ld"] or 0,
+        "rank_models": troop.rank_models,
+        "standard": each.options["standard"],
+        "musician": each.options["musician"],
+        "champion_bonus": each.options["champion"],
+        "bsb_key": each.options["battle_standard"],
+        "aims": AIMS[each.options["attack_character"]],
+        "hero_first": first_hero,
+        "hero_count": len(heroes),
+        "in_contact": each.options["in_contact"] or 0,
+        "fear_immune": any(r.causes_fear or r.unbreakable or r.immune_to_psychology
+                           for r in rules),
+        "daemonic": any(r.daemonic_instability for r in rules),
+    }
+    for key in ("frenzy", "stubborn", "unbreakable", "swiftstride", "cold_blooded",
+                "strength_in_numbers", "causes_fear", "unstable"):
+        row[key] = any(getattr(r, key) for r in rules)
+    if plain:
+        row.update(_unit_attacks(plain, rules, table, troop, resurrection, charging))
+    for key, value in row.items():
+        v[key][s, u] = value
+def _rules_of(scenario):
+    """A group's special rules, from the scenario's table read once."""
+    table = special_rules(scenario)
+    return lambda group: [table[name] for name in group.options["rules"]]
+
+
+def _unit_attacks(plain, rules, table, troop, resurrection, charging) -> dict:
+    """A unit's rank-and-file attacks (R2-4, R2-5): counted A, first-round A, supporting
+    ranks and attacks, mounts, fixed Impact Hits and Stomps."""
+    weapon = fighting_weapon(plain, table)
+    random = dice_of(rules, "random_attacks")
+    base = plain.profile["A"] if random == NO_DICE else (random[2] if random[0] == 0 else 0)
+    later = sum(x.extra_attacks for x in active_rules(rules, False, False))
+    ranks, attacks, horde = support(plain.profile, weapon, rules, troop, resurrection)
+    row = {
+        "attacks": base + (0 if troop.mounted else weapon.extra_attack) + later,
+        "first_attacks": sum(x.extra_attacks for x in active_rules(rules, True, charging))
+        - later,
+        "mount_attacks": (plain.options["mount"] or NO_MOUNT)["A"],
+        "support_ranks": ranks,
+        "support_attacks": attacks,
+        "horde_files": horde,
+    }
+    for key, name in (("impact_hits", "impact_hits"), ("stomps", "stomp")):
+        spec = dice_of(rules, name)
+        row[key] = spec[2] if spec != NO_DICE and spec[0] == 0 else 0
+    return row
+
+
+def _strikers(scenario, rules_of, sides, bodies, table, U, charger) -> list[dict]:
+    """Every part that strikes, with its strike key (R2-6), its dice, and the most attacks
+    it can make in one step (for the binomial tables)."""
+    troops = troop_types()
+    simultaneous = scenario.rules["same_strike_order"] == "simultaneous"
+    out = []
+    for s in range(2):
+        for u, unit in enumerate(sides[s]):
+            plain = un.rank_and_file(unit)
+            size = (plain.count if plain else 0) + len(un.heroes(unit))
+            front = min(unit.options["width"], size)
+            if plain:
+                rules = rules_of(plain)
+                weapon = fighting_weapon(plain, table)
+                first = any(r.strikes_first for r in rules)
+                last = weapon.strikes_last or any(r.strikes_last for r in rules)
+                mount = plain.options["mount"] or NO_MOUNT
+                key = strike_key(plain.profile["I"], first, last, simultaneous)
+                random = dice_of(rules, "random_attacks")
+                impact = dice_of(rules, "impact_hits")
+                stomp = dice_of(rules, "stomp")
+                stomped = [troops[g.options["troop_type"]].stomped
+                           for g, _ in filter(None, bodies[1 - s])]
+                top = plain.profile["A"] + 5 + 1 + random[0] * random[1] + random[2]
+                parts = [(FIGHTING, key, random if random[0] else NO_DICE, front * top),
+                         (SUPPORTING, key, NO_DICE, front * 3 * 3)]
+                if mount["A"] > 0:
+                    parts.append((MOUNT, strike_key(mount["I"], False, False), NO_DICE,
+                                  front * mount["A"]))
+                if impact != NO_DICE and s == charger:
+                    parts.append((IMPACT, strike_key(IMPACT_I, False, False),
+                                  impact if impact[0] else NO_DICE,
+                                  front * (impact[0] * impact[1] + impact[2])))
+                if stomp != NO_DICE and any(stomped):
+                    parts.append((STOMP, strike_key(STOMP_I, False, False),
+                                  stomp if stomp[0] else NO_DICE,
+                                  front * (stomp[0] * stomp[1] + stomp[2])))
+                for kind, k, dice, most in parts:
+                    out.append(dict(side=s, unit=u, hero=-1, kind=kind, key=k, group=plain,
+                                    rolled=dice, fixed=0, first=0, most=most + 1, rules=rules,
+                                    weapon=weapon))
+        for b in range(U, len(bodies[s])):
+            if bodies[s][b] is None:
+                continue
+            group, each = bodies[s][b]
+            u = next(i for i, x in enumerate(sides[s]) if x is each)
+            rules = rules_of(group)
+            weapon = fighting_weapon(group, table)
+            mounted = troops[group.options["troop_type"]].mounted
+            first = any(r.strikes_first for r in rules)
+            last = weapon.strikes_last or any(r.strikes_last for r in rules)
+            random = dice_of(rules, "random_attacks")
+            fixed = (random[2] if random[0] == 0 else 0) if random != NO_DICE \
+                else group.profile["A"]
+            fixed += (0 if mounted else weapon.extra_attack) + sum(
+                x.extra_attacks for x in active_rules(rules, False, False))
+            first_extra = sum(x.extra_attacks for x in active_rules(rules, True, s == charger)) \
+                - sum(x.extra_attacks for x in active_rules(rules, False, False))
+            most = fixed + max(0, first_extra) + random[0] * random[1] + random[2] + 1
+            out.append(dict(side=s, unit=u, hero=b - U, kind=HERO,
+                            key=strike_key(group.profile["I"], first, last, simultaneous),
+                            group=group,
+                            rolled=random if random[0] else NO_DICE, fixed=fixed,
+                            first=first_extra, most=most, rules=rules, weapon=weapon))
+            mount = group.options["mount"] or NO_MOUNT
+            if mount["A"] > 0:
+                out.append(dict(side=s, unit=u, hero=b - U, kind=HERO_MOUNT,
+                                key=strike_key(mount["I"], False, False), group=group,
+                                rolled=NO_DICE, fixed=mount["A"], first=0,
+                                most=mount["A"] + 1, rules=[], weapon=HAND_WEAPON))
+    return out
+
+
+def _steps(strikers) -> np.ndarray:
+    """(J, J): the strikers at each strike key, highest first, -1 padded (R2-6)."""
+    keys = sorted({x["key"] for x in strikers}, reverse=True)
+    steps = np.full((len(strikers), len(strikers)), -1, np.int64)
+    for k, key in enumerate(keys):
+        at = [j for j, x in enumerate(strikers) if x["key"] == key]
+        steps[k, :len(at)] = at
+    return steps
+
+
+def _chances(p, p_slay, can_wound, multiple_wounds, j, b, st, target, target_unit, scenario,
+             rules_of, table, troops, to_hit, to_wound, charger) -> None:
+    """P(an attack of striker ``j`` causes an unsaved wound on body ``b``), per round type,
+    Fear of either unit, the target's Frenzy and whether it is attacked in its front."""
+    s = st["side"]
+    t = 1 - s
+    group, kind = st["group"], st["kind"]
+    prof, tp = group.profile, target.profile
+    items = [table[n] for n in target.equipment]
+    t_troop = troops[target.options["troop_type"]]
+    t_rules = rules_of(target)
+    t_weapon = fighting_weapon(target, table)
+    armour = armour_save(tp, items, t_troop.mounted)
+    may_parry = (not t_troop.mounted and not t_weapon.is_weapon and any(i.parry for i in items))
+    on_mount = troops[group.options["troop_type"]].mounted
+    mount = group.options["mount"] or NO_MOUNT
+    rider = kind in (FIGHTING, SUPPORTING, HERO)
+    rules, weapon = st["rules"], st["weapon"]
+    first = any(r.strikes_first for r in rules)
+    last = weapon.strikes_last or any(r.strikes_last for r in rules)
+    target_first = any(r.strikes_first for r in t_rules) and not (
+        t_weapon.strikes_last or any(r.strikes_last for r in t_rules))
+    simultaneous = scenario.rules["same_strike_order"] == "simultaneous"
+    man_sized = t_troop.killing_blow
+    one_wound = tp["W"] == 1
+    for r in (FIRST, LATER):
+        charging = r == FIRST and s == charger
+        if rider:
+            hit_strength = strength(prof, weapon, r == FIRST, charging, on_mount)
+            reroll_first = first and not last and prof["I"] >= tp["I"] and not (
+                simultaneous and target_first)
+            by = striking(active_rules(rules, r == FIRST, charging) + [weapon],
+                          "failures" if reroll_first else None)
+            ws = prof["WS"]
+        elif kind in (MOUNT, HERO_MOUNT):
+            hit_strength, by, ws = mount["S"], striking([]), mount["WS"]
+        else:  # Impact Hits, Stomps: automatic hits at the model's S
+            hit_strength, by, ws = prof["S"], striking([]), None
+        if by.multiple_wounds and not one_wound:
+            multiple_wounds[r, j] = by.multiple_wounds
+        wound = to_wound[hit_strength - 1][tp["T"] - 1]
+        can_wound[r, j, b] = int(wound < NO_SAVE or by.poisoned or by.wounds_on is not None)
+        on = saving(active_rules(t_rules, r == FIRST, r == FIRST and t == charger))
+        for afraid in (0, 1):
+            for enemy_afraid in (0, 1):
+                hit = None if ws is None else to_hit[(1 if afraid else ws) - 1][
+                    (1 if enemy_afraid else tp["WS"]) - 1]
+                for frenzied in (0, 1):
+                    for front in (0, 1):
+                        parry = may_parry and front and not frenzied
+                        ward = min(tp["Ward"] or NO_SAVE, 6 if parry else NO_SAVE)
+                        i = (r, afraid, enemy_afraid, frenzied, front, j, b)
+                        p[i], p_slay[i] = p_unsaved(hit, wound, armour, ward, hit_strength, by, on,
+                                                    man_sized)
+                        if one_wound:
+                            p[i], p_slay[i] = p[i] + p_slay[i], 0.0
+                        if kind == STOMP and not t_troop.stomped:
+                            p[i], p_slay[i] = 0.0, 0.0

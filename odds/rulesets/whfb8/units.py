@@ -32,7 +32,7 @@ def heroes(unit) -> list:
 
 def led(scenario) -> bool:
     """Whether the fight has several units a side or a character or champion: it is played
-    by the kernel of several units (kernel_units), else by the one-unit kernel."""
+    by the rule text (fight.py), else by the one-unit fast path (kernel_one, exact_one)."""
     return heroes_and_units(scenario) is not None
 
 

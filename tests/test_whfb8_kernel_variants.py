@@ -1,0 +1,43 @@
+"""The whfb8 kernel's compiled variants (odds/rulesets/whfb8/kernel.py): a variant for a
+small plan's sizes (bodies and units a side) plays the same fights as the variant for any
+size, bit for bit (the sizes are only constants of the compiled code), one unit or several
+with characters and champions (R2-1, R2-4)."""
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import odds
+from odds.core import walk
+from odds.rulesets import get_ruleset
+from odds.rulesets.whfb8 import fight, kernel
+
+SCENARIOS = Path(__file__).resolve().parents[1] / "data" / "scenarios"
+RULESET = get_ruleset("whfb8")
+ANY_SIZE = walk.kernel(fight)  # the variant a plan too big for its own would get
+
+
+@pytest.mark.parametrize("name", ["whfb8_chaos_lord_warriors_alone",
+                                  "whfb8_chaos_lord_combined_charge"])
+def test_a_plans_own_variant_plays_the_same_fights_R2_1_R2_4(name):
+    scenario = odds.load(SCENARIOS / f"{name}.toml")
+    plan = RULESET.compile(scenario)
+    assert kernel._sizes(plan) == (plan.packed.G, plan.packed.U)
+    records = []
+    for play in (kernel.entry(plan), ANY_SIZE):
+        out = np.zeros((len(RULESET.columns(scenario)), 3000), np.int32)
+        walk.play_in_threads(play, plan.packed, 11, 500, out)
+        records.append(out)
+    assert np.array_equal(*records)
+    assert len(np.unique(records[0][1])) > 1  # fights that end differently
+
+
+def test_plans_past_the_variants_sizes_take_the_variant_for_any_size():
+    for bodies, units in ((kernel.MOST_BODIES + 1, 1), (2, kernel.MOST_UNITS + 1)):
+        plan = SimpleNamespace(packed=SimpleNamespace(G=bodies, U=units))
+        assert kernel._sizes(plan) is None
+    named = SimpleNamespace(one_unit=None, packed=SimpleNamespace(G=4, U=2))
+    assert kernel.variant(named) == "2 units and 2 characters or champions a side"
