@@ -3,9 +3,10 @@
     python benchmarks/bench_whfb8.py [--trials N] [--reference-trials M] [--passes K]
 
 For each bundled scenario (the first is the 40-goblin horde against 20 Chaos Warriors; the
-last, a Chaos Lord's Warriors and Knights in the flank against a Night Goblin horde, is played
-by the kernel of several units and heroes against tests/naive_whfb8_units.py) it prints the machine, the trial counts, the median rate of K kernel passes after compilation
-and the reference's rate. The machine is shared: compare ratios within one run.
+last two, a Chaos Lord's Warriors alone and with Knights in the flank against a Night Goblin
+horde, are played by the rule text, fight.py, against tests/naive_whfb8_units.py) it prints
+the machine, the trial counts, the median rate of K kernel passes after compilation and the
+reference's rate. The machine is shared: compare ratios within one run.
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ naive_units = common.naive("whfb8_units")  # tests/naive_whfb8_units.py
 
 SCENARIOS = ("whfb8_chaos_warriors_vs_goblin_horde.toml", "whfb8_knights_lance_charge.toml",
              "whfb8_flank_charge_spearmen.toml", "whfb8_witch_elves_vs_swordsmen.toml",
-             "whfb8_chaos_lord_combined_charge.toml")
+             "whfb8_chaos_lord_warriors_alone.toml", "whfb8_chaos_lord_combined_charge.toml")
 
 
 def reference(scenario):

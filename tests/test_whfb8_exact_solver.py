@@ -376,8 +376,12 @@ def test_covers_every_whfb8_fight():
 
 def test_a_combined_charge_past_the_bound_is_simulated_by_auto():
     """The combined charge needs more live states than the default bound: --method exact
-    says so, naming the size, and auto simulates it."""
+    says so, naming the size, and auto simulates it. (The rule text's walk solves it; a fight
+    of one unit a side goes to exact_one.py's solver.)"""
     path = SCENARIOS / TOO_BIG
+    assert exact.variant(RULESET.compile(odds.load(path))) == "the rule text"
+    horde = SCENARIOS / "whfb8_chaos_warriors_vs_goblin_horde.toml"
+    assert exact.variant(RULESET.compile(odds.load(horde))) == "one unit a side"
     with pytest.raises(core.TooManyStates):
         solved(path)
     result = odds.simulate(path, method="auto", trials=500, quiet=True)

@@ -35,8 +35,17 @@ def refusal(plan) -> str | None:
     return None
 
 
+def variant(plan) -> str:
+    """Which solver takes ``plan``, in words (benchmarks/cold_start.py times each)."""
+    return "one unit a side" if _one_unit(plan) else "the rule text"
+
+
+def _one_unit(plan) -> bool:
+    return plan.one_unit is not None and exact_one.refusal(plan.one_unit) is None
+
+
 def solve(plan, max_states: int):
     """(rows, weights, most live states): see :mod:`odds.core.exact`."""
-    if plan.one_unit is not None and exact_one.refusal(plan.one_unit) is None:
+    if _one_unit(plan):
         return exact_one.solve(plan.one_unit, max_states)
     return walk.solve(COMPILED, fight, plan.packed, max_states)
