@@ -4,8 +4,9 @@ semantics: README.md here). One unit a side is the simplest fight of several uni
 
 - **Laws** (``compile.py``, once a plan): a striker's unsaved wounds on one body are Binomial
   counts read from the plan's tables, and so are its Killing Blows (R2-8); the Leadership
-  tests (R2-7, R2-12, R2-13), Daemonic Instability, the flee, pursuit and charge rolls and
-  the dice of Random Attacks, Impact Hits, Stomps and Multiple Wounds are laws of the plan.
+  tests (R2-7, R2-12, R2-13), Daemonic Instability, the flee reaction's charge, a pursuit's
+  catch, a pursuer's roll and the dice of Random Attacks, Impact Hits, Stomps and Multiple
+  Wounds are laws of the plan.
 - **Stages** (:func:`stage`): for the exact solver each makes one pick, plays on through all
   that follows it surely and ends before the next pick (``odds.core.dice.picked``); the
   kernel plays a whole fight in one stage.
@@ -23,7 +24,9 @@ R2-9); wounds past a unit's last rank-and-file model fall on its champion.
 The state is one int64 vector: the head below, then per side and body the models standing
 (N) and the wounds on the wounded model (D); each striker's attacks this step on each enemy
 body (times 2, + 1 where it strikes that body's front); then per side and unit: in the
-fight, fate, Frenzied, afraid this round, flee roll, best pursuit roll, fled this round.
+fight, fate, Frenzied, afraid this round, the roll of a pursuer of several units, and broke
+this round (a winning unit: pursues). A flee roll is never kept: each broken unit's catch is
+one pick against the best roll of its pursuers (:func:`_catch`).
 """
 from __future__ import annotations
 
