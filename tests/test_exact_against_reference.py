@@ -23,7 +23,6 @@ import naive_blackpowder
 import naive_d10skirmish
 import naive_wh40k3
 import naive_whfb8
-import naive_whfb8_units
 import numpy as np
 import pytest
 import test_blackpowder_parity as bp
@@ -57,13 +56,7 @@ def whfb8_play(scenario, rng, prepared) -> dict:
     tests/naive_whfb8_units.py, its units' columns by name."""
     if prepared is not None:
         return naive_whfb8.play_fight(scenario, rng, prepared)
-    out = naive_whfb8_units.play(scenario, rng)
-    for k, side in enumerate(("attacker", "defender")):
-        for i, (fate, lost, wounds) in enumerate(out["units"][k]):
-            out[f"{side}.units[{i}].fate"] = fate
-            out[f"{side}.units[{i}].lost"] = lost
-            out[f"{side}.units[{i}].wounds"] = wounds
-    return out
+    return whfb8_units.reference_fight(scenario, rng)
 
 
 PLAY = {"blackpowder": naive_blackpowder.fight, "d10skirmish": naive_d10skirmish.play_fight,

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from kernel_variants import own_variant_record
 
 import odds
 from odds.core import walk
@@ -23,16 +24,9 @@ ANY_SIZE = walk.kernel(fight)  # the variant a plan too big for its own would ge
 @pytest.mark.parametrize("name", ["whfb8_chaos_lord_warriors_alone",
                                   "whfb8_chaos_lord_combined_charge"])
 def test_a_plans_own_variant_plays_the_same_fights_R2_1_R2_4(name):
-    scenario = odds.load(SCENARIOS / f"{name}.toml")
-    plan = RULESET.compile(scenario)
-    assert kernel._sizes(plan) == (plan.packed.G, plan.packed.U)
-    records = []
-    for play in (kernel.entry(plan), ANY_SIZE):
-        out = np.zeros((len(RULESET.columns(scenario)), 3000), np.int32)
-        walk.play_in_threads(play, plan.packed, 11, 500, out)
-        records.append(out)
-    assert np.array_equal(*records)
-    assert len(np.unique(records[0][1])) > 1  # fights that end differently
+    record = own_variant_record(RULESET, kernel, ANY_SIZE,
+                                odds.load(SCENARIOS / f"{name}.toml"))
+    assert len(np.unique(record[1])) > 1  # fights that end differently
 
 
 def test_plans_past_the_variants_sizes_take_the_variant_for_any_size():

@@ -164,18 +164,21 @@ def kernel_rows(sc) -> tuple[tuple[str, ...], np.ndarray]:
     return get_ruleset("whfb8").columns(sc), result.fights_record
 
 
+def reference_fight(sc, rng) -> dict:
+    """One fight of the reference, its units' columns by name (``attacker.units[0].fate``)."""
+    out = naive.play(sc, rng)
+    for k, side in enumerate(("attacker", "defender")):
+        for i, (fate, lost, wounds) in enumerate(out["units"][k]):
+            out[f"{side}.units[{i}].fate"] = fate
+            out[f"{side}.units[{i}].lost"] = lost
+            out[f"{side}.units[{i}].wounds"] = wounds
+    return out
+
+
 def reference_rows(sc, columns) -> np.ndarray:
     rng = random.Random(REFERENCE_SEED)
-    rows = []
-    for _ in range(REFERENCE_TRIALS):
-        out = naive.play(sc, rng)
-        for k, side in enumerate(("attacker", "defender")):
-            for i, (fate, lost, wounds) in enumerate(out["units"][k]):
-                out[f"{side}.units[{i}].fate"] = fate
-                out[f"{side}.units[{i}].lost"] = lost
-                out[f"{side}.units[{i}].wounds"] = wounds
-        rows.append([out[c] for c in columns])
-    return np.array(rows).T
+    fights = [reference_fight(sc, rng) for _ in range(REFERENCE_TRIALS)]
+    return np.array([[out[c] for c in columns] for out in fights]).T
 
 
 def disagreements(columns, k, r) -> list[str]:

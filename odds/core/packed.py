@@ -43,6 +43,14 @@ class Tables(NamedTuple):
     laws: dict
 
 
+@njit(cache=True, _nrt=False, forceinline=True)
+def known(plan, sizes):
+    """``plan`` with its sizes G and U given as ``sizes``, constants of the compiled code of
+    a kernel variant (:func:`odds.core.walk.kernel` calls a rule text's ``known``, this for
+    a packed plan): the rule text's loops over them unroll, or fold away."""
+    return Packed(plan.ints, plan.reals, plan.cdf, plan.laws, sizes[0], sizes[1], plan.L)
+
+
 def tables(ints: dict, reals: dict, laws: dict, namespace: dict) -> Tables:
     """Declare a rule text's tables (a law table's shape says how many laws it holds) and put
     each table's compiled reader into ``namespace`` (the rule text's globals) under its

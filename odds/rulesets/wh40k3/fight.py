@@ -42,7 +42,7 @@ from odds.core.dice import pick, pick_binomial, pick_until, picked, replaying
 from odds.core.outcome import (ATTACKER, CAUGHT, COLUMNS as SHARED, DESTROYED, FLED, MUTUAL,
                                NO_FIGHT, NONE, UNIT_CAUGHT, UNIT_DESTROYED, UNIT_FLED,
                                UNIT_STANDING, UNIT_UNREACHED, UNRESOLVED)
-from odds.core.packed import Packed, tables
+from odds.core.packed import known, tables  # noqa: F401 (known: read by walk.kernel)
 from odds.core.walk import clear
 
 CONTACT, REACH, OUT = 0, 1, 2  # where a model stands (R0-2): in contact, within 2", beyond
@@ -143,13 +143,6 @@ def units(plan, s):
     """How many units side s has (R0-13): 1 without a read when the plan's most a side is 1,
     a constant in the one-unit kernel (known)."""
     return 1 if plan.U == 1 else unit_count(plan, s)
-
-
-@njit(cache=True, _nrt=False, forceinline=True)
-def known(plan, sizes):
-    """The plan with its sizes (G, U) constants, for a kernel variant compiled for them
-    (odds.core.walk.kernel): loops over groups and units unroll, or fold away."""
-    return Packed(plan.ints, plan.reals, plan.cdf, plan.laws, sizes[0], sizes[1], plan.L)
 
 
 @njit(inline="always")

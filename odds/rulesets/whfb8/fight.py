@@ -37,7 +37,7 @@ from odds.core.dice import pick, pick_binomial, picked, replaying
 from odds.core.outcome import (ATTACKER, CAUGHT, COLUMNS as SHARED, DESTROYED, FLED, MUTUAL,
                                NO_FIGHT, NONE, UNIT_CAUGHT, UNIT_DESTROYED, UNIT_FLED,
                                UNIT_STANDING, UNRESOLVED)
-from odds.core.packed import Packed, tables
+from odds.core.packed import known, tables  # noqa: F401 (known: read by walk.kernel)
 from odds.core.walk import clear
 
 FRONT, FLANK, REAR = 0, 1, 2  # the face of the charged unit that is engaged (R2-3)
@@ -153,12 +153,6 @@ def columns(plan):
 def units(plan, s):
     """How many units side s has: 1 without a read when the plan's most a side is 1."""
     return 1 if plan.U == 1 else unit_count(plan, s)
-
-
-@njit(cache=True, _nrt=False, forceinline=True)
-def known(plan, sizes):
-    """The plan with its sizes (G, U) constants, for a kernel variant compiled for them."""
-    return Packed(plan.ints, plan.reals, plan.cdf, plan.laws, sizes[0], sizes[1], plan.L)
 
 
 @njit(inline="always")
