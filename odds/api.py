@@ -26,7 +26,7 @@ def simulate(scenario: Scenario | dict | str | Path, *, trials: int | None = Non
     fights for mordheim, 71 million for wh40k3); otherwise memory stays bounded however many
     trials are played. ``progress`` shows a progress bar on a terminal (or is a callable
     given the fights played and planned after every chunk: what it raises stops the run).
-    The first run of a ruleset compiles its kernel (half a minute to 4 CPU minutes, once):
+    The first run of a ruleset compiles its kernel (10 to 40 CPU seconds, once):
     that is announced on stderr unless ``quiet``, which also hides the bar.
 
     With ``precision`` (e.g. 0.005) fights are played in batches until every headline

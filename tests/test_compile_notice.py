@@ -2,6 +2,7 @@
 stderr (unless quiet) when no numba cache exists for it, and says nothing otherwise."""
 import importlib.util
 import itertools
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -10,7 +11,8 @@ import odds
 from odds.core import runner
 from odds.core.ruleset import Ruleset, _entry_dispatchers, needs_compiling
 
-NOTICE = ("odds: compiling the toy kernel, once (half a minute to 4 CPU minutes, by ruleset); "
+SCENARIOS = Path(__file__).resolve().parents[1] / "data" / "scenarios"
+NOTICE = ("odds: compiling the toy kernel, once (10 to 40 CPU seconds, by ruleset); "
           "later runs load it from the cache\n")
 COMPILED = '''
 from numba import njit
@@ -76,6 +78,29 @@ def test_a_rule_texts_exact_solver_is_found_behind_its_compiled_parts(ruleset):
         "walk", "rows"}
 
 
+@pytest.mark.parametrize("ruleset,scenario,all_alone,parts", [
+    ("mordheim", "mordheim_captain_vs_skaven", True,
+     {"_start_round", "_strike_step", "_any_tests"}),
+    ("mordheim", "mordheim_two_on_one", True,
+     {"_start_round", "_strike_step", "_any_tests", "_all_alone_step"}),
+    ("mordheim", "mordheim_two_on_one", False, {"_start_round", "_strike_step"}),
+    ("whfb8", "whfb8_chaos_warriors_vs_goblin_horde", None, {"_walk"}),
+    ("whfb8", "whfb8_chaos_lord_warriors_alone", None, {"walk", "rows"}),
+])
+def test_the_notice_looks_at_the_parts_a_plans_solve_compiles(ruleset, scenario, all_alone,
+                                                              parts):
+    """A solver whose compiled parts depend on the plan names them (``compiled(plan)``): a
+    part the plan never calls (mordheim's All Alone step where no warrior fights two foes,
+    R1-11; whfb8's other solver) is not compiled by its solve, and would otherwise have the
+    notice say so at every solve."""
+    rules = odds.rulesets.get_ruleset(ruleset)
+    plan = rules.compile(odds.load(SCENARIOS / f"{scenario}.toml"))
+    if all_alone is not None:
+        plan = plan._replace(all_alone=all_alone)
+    solver = odds.core.exact.module(rules)
+    assert {d.py_func.__name__ for d in _entry_dispatchers(solver, plan, "solve")} == parts
+
+
 def _toy(compiling: bool, kernel: str = "odds.rulesets.blackpowder.kernel"):
     """A ruleset that plays nothing, with a real kernel module (one compiled variant)."""
     return SimpleNamespace(id="toy", extra_columns=(), needs_compiling=lambda plan=None: compiling,
@@ -110,7 +135,7 @@ def test_a_kernel_compiled_in_variants_names_the_variant(capsys, groups, units, 
     runner.run(_toy(True, "odds.rulesets.wh40k3.kernel"), plan, 10, 1, notice=True)
     assert capsys.readouterr().err == (
         f"odds: compiling the toy kernel for {variant} (one of its variants, each compiled on "
-        "its first use), once (half a minute to 4 CPU minutes, by ruleset); later runs load it "
+        "its first use), once (10 to 40 CPU seconds, by ruleset); later runs load it "
         "from the cache\n")
 
 

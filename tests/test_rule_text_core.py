@@ -9,7 +9,7 @@ from numba import njit
 
 from odds.core import cache, states, walk
 from odds.core.binomial import cdf_tables
-from odds.core.dice import (ALIAS, CHANCE, KEPT, chance, law, new_path, next_path, pick,
+from odds.core.dice import (ALIAS, CHANCE, KEPT, chance, law, laws, new_path, next_path, pick,
                             pick_binomial, pick_until, replaying)
 from odds.core.exact import TooBig, TooWide, binomial_pmf
 from odds.core.rng import seed_stream
@@ -350,3 +350,32 @@ def test_cache_stamps_follow_the_sources_a_function_is_built_from():
     bp_index, d10_index = (f._cache._cache_file._index_name  # numba internals
                            for f in (bp_kernel.play_trials, d10_kernel.play_trials))
     assert "blackpowder.fight" in bp_index and "d10skirmish.fight" in d10_index
+
+
+def test_a_packed_plans_readers_read_each_value_where_pack_put_it():
+    """Each table's reader (odds.core.packed) finds every value of its table, whatever the
+    sizes: its start is the sizes of the tables before it, written as one sum of products of
+    G, U and L (a constant where a kernel variant knows them)."""
+    import itertools
+
+    from odds.core.packed import pack, tables
+
+    shapes = {"one": (), "per_unit": (2, "U"), "steps": ("L", "L"),
+              "chances": (2, 2, "L", "G"), "catch": (2, 3, "U + 1", "U + 1")}
+    readers = {}
+    declared = tables(ints=shapes, reals={"p": ("G", 2)}, laws={"rolls": ("U",)},
+                      namespace=readers)
+    rng = np.random.default_rng(7)
+    for G, U, L in ((1, 1, 1), (3, 2, 4), (4, 3, 2)):
+        sizes = {"G": G, "U": U, "L": L}
+        values = {name: rng.integers(0, 1_000, [int(eval(str(d), {}, sizes)) for d in shape])
+                  for name, shape in shapes.items()}
+        values["p"] = rng.random((G, 2))
+        chances = rng.random((U, 4))
+        plan = pack(declared, {**values, "rolls": laws(chances / chances.sum(1)[:, None])},
+                    np.zeros(1), G, U, L)
+        for name, value in values.items():
+            for index in itertools.product(*(range(n) for n in value.shape)):
+                assert readers[name](plan, *index) == value[index], (name, G, U, L, index)
+        for u in range(U):  # a law table's reader gives the law
+            assert np.allclose(readers["rolls"](plan, u)[CHANCE], chances[u] / chances[u].sum())

@@ -15,7 +15,6 @@ returns one law. Its ``compile`` packs the tables' values with :func:`pack`.
 """
 from __future__ import annotations
 
-import re
 from typing import NamedTuple
 
 import numpy as np
@@ -57,10 +56,10 @@ def tables(ints: dict, reals: dict, laws: dict, namespace: dict) -> Tables:
     name."""
     out = Tables(dict(ints), dict(reals), dict(laws))
     for kind, declared in zip(("ints", "reals", "laws"), out):
-        start = "0"
+        start = _sum(0)
         for name, shape in declared.items():
             namespace[name] = _reader(kind, start, shape)
-            start = f"{start} + {_size(shape)}"
+            start = start + _size(shape)
     return out
 
 
@@ -95,19 +94,59 @@ def pack(declared: Tables, values: dict, cdf: np.ndarray, G: int, U: int, L: int
     return Packed(ints, reals, np.asarray(cdf, float), law_rows, G, U, L)
 
 
-def _size(shape) -> str:
-    return " * ".join(f"({d})" for d in shape) or "1"
+class _Sum(dict):
+    """A whole-number sum of products of the SIZES (a product: a sorted tuple of their
+    names -> its coefficient), written as a reader's source says it (``str``): where a table
+    starts is the sum of the sizes of those before it, and written term by term it would
+    be a long sum the compiler types anew at every read."""
+
+    def __add__(self, other):
+        out = _Sum(self)
+        for term, k in _sum(other).items():
+            out[term] = out.get(term, 0) + k
+        return out
+
+    __radd__ = __add__
+
+    def __mul__(self, other):
+        out = _Sum()
+        for a, j in self.items():
+            for b, k in _sum(other).items():
+                term = tuple(sorted(a + b))
+                out[term] = out.get(term, 0) + j * k
+        return out
+
+    __rmul__ = __mul__
+
+    def __str__(self):
+        terms = [" * ".join([str(k)] * (k != 1 or not term) + [f"plan.{n}" for n in term])
+                 for term, k in sorted(self.items(), key=lambda t: (len(t[0]), t[0])) if k]
+        return " + ".join(terms) or "0"
 
 
-def _reader(kind: str, start: str, shape: tuple):
-    """The compiled reader of a table that starts at ``start`` (an expression in the
-    SIZES): its value at the indexes given, or for a law table one law. Written out for its
-    number of indexes, as the inliner takes no ``*index``."""
+def _sum(value) -> _Sum:
+    return value if isinstance(value, _Sum) else _Sum({(): int(value)})
+
+
+def _size(shape) -> _Sum:
+    """The number of values of a table of ``shape`` (its dimensions: whole numbers and
+    expressions in the SIZES)."""
+    names = {n: _Sum({(n,): 1}) for n in SIZES}
+    out = _sum(1)
+    for d in shape:
+        out = out * _sum(eval(str(d), {}, names))
+    return out
+
+
+def _reader(kind: str, start: _Sum, shape: tuple):
+    """The compiled reader of a table that starts at ``start``: its value at the indexes
+    given, or for a law table one law. Written out for its number of indexes, as the
+    inliner takes no ``*index``."""
     index = [f"i{n}" for n in range(len(shape))]
-    at = " + ".join([f"({start})"] + [f"{i} * {_size(shape[n + 1:])}"
-                                      for n, i in enumerate(index)])
-    for size in SIZES:  # no local names: numba's inliner can confuse them with the caller's
-        at = re.sub(rf"\b{size}\b", f"plan.{size}", at)
+    at = index[0] if index else "0"
+    for n in range(1, len(shape)):  # Horner: a multiply and an add an index
+        at = f"({at}) * ({_size(shape[n:n + 1])}) + {index[n]}"
+    at = f"{start} + {at}"
     source = (f"def read(plan, {', '.join(index)}):\n"
               f"    return plan.{kind}[{at}]\n")
     scope = {}

@@ -81,9 +81,11 @@ def needs_compiling(module, plan=None, entry: str = "play_chunk") -> bool:
     matches the source). When that cannot be told, False.
 
     The entry functions are the entry itself when it is compiled, else the one that
-    ``module.entry(plan)`` names for this plan (a kernel compiled in variants), else the
-    compiled functions a plain-Python entry calls (e.g. one per thread), or a tuple of them it
-    names (an exact solver's ``COMPILED`` parts, :func:`odds.core.walk.solver`)."""
+    ``module.entry(plan)`` names for this plan (a kernel compiled in variants), or those an
+    exact solver's ``module.compiled(plan)`` names (a solver whose compiled parts depend on
+    the plan), else the compiled functions a plain-Python entry calls (e.g. one per thread),
+    or a tuple of them it names (an exact solver's ``COMPILED`` parts,
+    :func:`odds.core.walk.solver`)."""
     return any(not d.overloads and not _cached(d)
                for d in _entry_dispatchers(module, plan, entry))
 
@@ -93,6 +95,8 @@ def _entry_dispatchers(module, plan=None, entry: str = "play_chunk") -> list:
 
     if plan is not None and entry == "play_chunk" and hasattr(module, "entry"):
         return [module.entry(plan)]
+    if plan is not None and entry == "solve" and hasattr(module, "compiled"):
+        return list(module.compiled(plan))
     play = getattr(module, entry)
     if isinstance(play, Dispatcher):
         return [play]

@@ -17,7 +17,7 @@ from odds.core.tally import Tally
 CHUNK = 1 << 18  # trials per kernel call: 2**18 rows of int32 columns, about 7 MB
 MOST_KEPT_BYTES = 2 * 10**9  # keep_fights refuses a per-fight record larger than this
 KEEP_FIGHTS = s.ARGUMENTS / "keep_fights"
-COMPILING = "half a minute to 4 CPU minutes, by ruleset"  # benchmarks/cold_start.py
+COMPILING = "10 to 40 CPU seconds, by ruleset"  # benchmarks/cold_start.py
 
 
 def set_threads(threads: int | None) -> None:

@@ -30,6 +30,7 @@ from numba.extending import intrinsic
 from odds.core.dice import again, chance, new_path, next_path
 from odds.core import states
 from odds.core.exact import TooManyStates, TooWide
+from odds.core.outcome import CAUGHT, DESTROYED, FLED, UNIT_CAUGHT, UNIT_FLED
 from odds.core.rng import seed_stream
 
 # numba's own flag, not a jit option: the kernel's arrays (the plan's, read only, and the
@@ -361,6 +362,21 @@ def clear(state):
     compiles to a few stores where ``state[:] = 0`` goes through its general slice code."""
     for i in range(len(state)):
         state[i] = 0
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def how_beaten(state, first, units):
+    """How a side left with no unit in the fight lost (a rule text's ending), from its
+    units' fates, kept together at state[first:first + units]: fled if any unit fled, else
+    caught if any was caught, else destroyed."""
+    end = DESTROYED
+    for u in range(units):
+        fate = state[first + u]
+        if fate == UNIT_FLED:
+            return FLED
+        if fate == UNIT_CAUGHT:
+            end = CAUGHT
+    return end
 
 
 @contextmanager

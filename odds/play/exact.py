@@ -50,8 +50,8 @@ def solve_all(scenarios: list, method: str, max_states: int | None,
 def _announce(ruleset, plan) -> None:
     solver = exact.module(ruleset)
     if needs_compiling(solver, plan, entry="solve"):
-        print(f"odds: compiling the {ruleset.id} exact solver, once (half a minute to 3 CPU "
-              "minutes, by ruleset); later runs load it from the cache", file=sys.stderr,
+        print(f"odds: compiling the {ruleset.id} exact solver, once (half a minute to a "
+              "CPU minute, by ruleset); later runs load it from the cache", file=sys.stderr,
               flush=True)
 
 

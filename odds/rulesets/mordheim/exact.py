@@ -63,6 +63,16 @@ def covers(scenario) -> str | None:
     return None
 
 
+def compiled(plan) -> tuple:
+    """The compiled parts a solve of ``plan`` calls (the compile notice looks at them): the
+    All Alone step only where a warrior may be all alone, in contact with two or more foes
+    (R1-11)."""
+    if not plan.all_alone:
+        return _start_round, _strike_step
+    alone = bool((np.asarray(plan.contact).sum(axis=1) >= 2).any())
+    return (_start_round, _strike_step, _any_tests) + ((_all_alone_step,) if alone else ())
+
+
 def solve(plan, max_states):
     """The exact outcome distribution (see :mod:`odds.core.exact`) from the walk of the fight
     states, each carrying the distribution of every counter column given that state."""

@@ -39,11 +39,11 @@ import numpy as np
 from numba import njit
 
 from odds.core.dice import pick, pick_binomial, pick_until, picked, replaying
-from odds.core.outcome import (ATTACKER, CAUGHT, COLUMNS as SHARED, DESTROYED, FLED, MUTUAL,
-                               NO_FIGHT, NONE, UNIT_CAUGHT, UNIT_DESTROYED, UNIT_FLED,
-                               UNIT_STANDING, UNIT_UNREACHED, UNRESOLVED)
+from odds.core.outcome import (ATTACKER, COLUMNS as SHARED, MUTUAL, NO_FIGHT, NONE,
+                               UNIT_CAUGHT, UNIT_DESTROYED, UNIT_FLED, UNIT_STANDING,
+                               UNIT_UNREACHED, UNRESOLVED)
 from odds.core.packed import known, tables  # noqa: F401 (known: read by walk.kernel)
-from odds.core.walk import clear
+from odds.core.walk import clear, how_beaten
 
 CONTACT, REACH, OUT = 0, 1, 2  # where a model stands (R0-2): in contact, within 2", beyond
 # round types: the charge round, the later rounds, and the first round of a new combat after
@@ -760,20 +760,6 @@ def _all_in_contact(plan, state, s, u):
         state[_c(plan, s, g, OUT)] = 0
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
-def _how_beaten(plan, state, x):
-    """How side x, left with no unit in the fight, lost: fled if any unit fled, else caught
-    if any was caught, else destroyed (R0-13)."""
-    end = DESTROYED
-    for u in range(units(plan, x)):
-        fate = state[_u(plan, FATE, x, u)]
-        if fate == UNIT_FLED:
-            return FLED
-        if fate == UNIT_CAUGHT:
-            end = CAUGHT
-    return end
-
-
 @njit(inline="always")
 def _ends(state, winner, end):
     """The fight is over (FINISH, :func:`_finish`); BEATEN: the loser is side LOSER."""
@@ -787,7 +773,8 @@ def _finish(plan, dice, state):
     """The fight is over; for the exact solver what the row does not read is forgotten, so
     that fights that end alike are one state."""
     if state[END] == BEATEN:
-        state[END] = _how_beaten(plan, state, state[LOSER])
+        x = state[LOSER]
+        state[END] = how_beaten(state, _u(plan, FATE, x, 0), units(plan, x))
     state[OVER] = 1
     if not replaying(dice):
         return

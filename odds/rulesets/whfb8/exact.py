@@ -44,6 +44,13 @@ def _one_unit(plan) -> bool:
     return plan.one_unit is not None and exact_one.refusal(plan.one_unit) is None
 
 
+def compiled(plan) -> tuple:
+    """The compiled parts a solve of ``plan`` calls (the compile notice looks at them)."""
+    if not _one_unit(plan):
+        return COMPILED
+    return () if plan.one_unit.flee_reaction else (exact_one._walk,)
+
+
 def solve(plan, max_states: int):
     """(rows, weights, most live states): see :mod:`odds.core.exact`."""
     if _one_unit(plan):

@@ -34,11 +34,11 @@ import numpy as np
 from numba import njit
 
 from odds.core.dice import pick, pick_binomial, picked, replaying
-from odds.core.outcome import (ATTACKER, CAUGHT, COLUMNS as SHARED, DESTROYED, FLED, MUTUAL,
-                               NO_FIGHT, NONE, UNIT_CAUGHT, UNIT_DESTROYED, UNIT_FLED,
-                               UNIT_STANDING, UNRESOLVED)
+from odds.core.outcome import (ATTACKER, CAUGHT, COLUMNS as SHARED, MUTUAL, NO_FIGHT, NONE,
+                               UNIT_CAUGHT, UNIT_DESTROYED, UNIT_FLED, UNIT_STANDING,
+                               UNRESOLVED)
 from odds.core.packed import known, tables  # noqa: F401 (known: read by walk.kernel)
-from odds.core.walk import clear
+from odds.core.walk import clear, how_beaten
 
 FRONT, FLANK, REAR = 0, 1, 2  # the face of the charged unit that is engaged (R2-3)
 FIRST, LATER = 0, 1           # the charge round and the rest (R2-14)
@@ -687,10 +687,10 @@ def _aims_at(plan, state, s, u, t, h2, e, r, j):
 
 @njit(cache=True, _nrt=False, forceinline=True)
 def _allocate(plan, dice, state, j):
-    """Striker j's attacks, split between the enemy bodies it aims at (R2-4): a hero's at its foe in a challenge, else at an enemy
-    hero it aims at, else at the unit; a unit's models in contact, in each engagement, a
-    file of up to three models at each enemy hero they aim at, the rest (and the champion's
-    +1 A) at the unit."""
+    """Striker j's attacks, split between the enemy bodies it aims at (R2-4): a hero's at
+    its foe in a challenge, else at an enemy hero it aims at, else at the unit; a unit's
+    models in contact, in each engagement, a file of up to three models at each enemy hero
+    they aim at, the rest (and the champion's +1 A) at the unit."""
     c = charger(plan)
     r = state[ROUND]
     s, u, h, kind = striker_side(plan, j), striker_unit(plan, j), striker_hero(plan, j), \
@@ -1245,24 +1245,11 @@ def _ends(state, winner, end):
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
-def _how_beaten(plan, state, x):
-    """How side x, left with no unit in the fight, lost: fled if any unit fled, else caught
-    if any was caught, else destroyed."""
-    end = DESTROYED
-    for u in range(units(plan, x)):
-        fate = state[_u(plan, FATE, x, u)]
-        if fate == UNIT_FLED:
-            return FLED
-        if fate == UNIT_CAUGHT:
-            end = CAUGHT
-    return end
-
-
-@njit(cache=True, _nrt=False, forceinline=True)
 def _finish(plan, dice, state):
     """The fight is over; for the exact solver what the row does not read is forgotten."""
     if state[END] < 0:
-        state[END] = _how_beaten(plan, state, state[LOSER])
+        x = state[LOSER]
+        state[END] = how_beaten(state, _u(plan, FATE, x, 0), units(plan, x))
     state[OVER] = 1
     if not replaying(dice):
         return

@@ -4,14 +4,18 @@ Plays whole combats of two ranked units, one outcome row per fight.
 
 Only counts matter between the strikes, so the unsaved wounds of each striking part are one
 draw from the exact Binomial(attacks, P(hit) P(wound) P(armour fails) P(ward fails)); the dice
-the rules compare (Fear and break tests, flee, pursuit, charge) are rolled.
+the rules compare (Fear and break tests, flee, pursuit, charge) are rolled. Its parts are
+compiled each on its own and inlined by LLVM (``forceinline``, not numba's IR inliner), and
+the trials are split between threads by the core's pool (odds.core.walk.play_in_threads,
+not ``prange``): it compiles in less than half the time, and plays the same fights.
 Semantics: README.md beside this file. Checked against tests/naive_whfb8.py.
 """
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
+from odds.core import walk
 from odds.core.binomial import draw
 from odds.core.outcome import (
     ATTACKER,
@@ -36,16 +40,14 @@ from odds.rulesets.whfb8.compile_one import (
     SUPPORTING,
 )
 
-BLOCK = 256  # trials per parallel work item
 
-
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def _front(plan, n, s):
     """Models in side s's front rank (R2-6: casualties come off the rear)."""
     return min(plan.width[s], n[s])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def _face(plan, n, s):
     """Length of side s's engaged face: its ranks on a flank, else its front (R2-3)."""
     if s != plan.charger and plan.face == FLANK:
@@ -53,7 +55,7 @@ def _face(plan, n, s):
     return _front(plan, n, s)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def _in_contact(plan, n, s):
     """Side s's models in base contact: the scenario's number, else its whole face when it is
     the narrower, else the narrower face plus a corner model at each end (R2-3)."""
@@ -63,7 +65,7 @@ def _in_contact(plan, n, s):
     return min(face, _face(plan, n, 1 - s) + 2)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def _supporters(plan, n, s, contact):
     """Side s's supporting attacks: ``support_attacks`` per model directly behind a model in
     contact, in each supporting rank; a Horde adds a rank while its front is wide enough
@@ -80,7 +82,7 @@ def _supporters(plan, n, s, contact):
     return total * plan.support_attacks[s]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def _part_attacks(plan, n, frenzied, s, part, contact, r):
     """Attacks of side s's striking part in round type r that are counted, not rolled (R2-4,
     R2-5): its fighting models (+1 A each when Frenzied, + their first-round A in the first
@@ -98,7 +100,7 @@ def _part_attacks(plan, n, frenzied, s, part, contact, r):
     return contact * plan.stomps[s]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def _roll(st, count, sides, plus):
     """One roll of a dice spec (odds.core.effects.dice): ``count`` D3s or D6s + ``plus``."""
     total = plus
@@ -146,7 +148,7 @@ def _wound_models(st, n, dmg, t, wounds, unsaved, others, p_slay, multiplied, co
     return caused
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def _ranks(plan, n, s):
     """Side s's ranks of ``rank_models`` or more models (5; 3 for monstrous troops), the
     front one included (R2-11, R2-12)."""
@@ -157,13 +159,13 @@ def _ranks(plan, n, s):
     return full + (n[s] - full * w >= plan.rank_models[s])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def _disrupted(plan, n, s):
     """Side s was charged in the flank or rear by a unit of two or more ranks (R2-11)."""
     return s != plan.charger and plan.face != FRONT and _ranks(plan, n, 1 - s) >= 2
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def _steadfast(plan, n, s):
     """Side s, if it lost, tests on its unmodified Ld (R2-12): Stubborn, or more ranks than
     its enemy, unless disrupted with ``disrupted_steadfast`` false."""
@@ -174,13 +176,13 @@ def _steadfast(plan, n, s):
     return _ranks(plan, n, s) > _ranks(plan, n, 1 - s)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def _movement_dice(plan, st, s):
     """Side s's flee, pursuit or charge roll (:func:`_movement`)."""
     return _movement(st, plan.swiftstride[s] > 0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def _movement(st, swiftstride):
     """A flee, pursuit or charge roll: 2D6, or 3D6 dropping the lowest with Swiftstride."""
     a, b = d6(st), d6(st)
@@ -190,14 +192,14 @@ def _movement(st, swiftstride):
     return a + b
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def _ld_dice(plan, st, s, extra):
     """A Leadership test's two dice: 2D6, or with Cold-blooded the lowest two of 3D6
     (``extra``: the plan may have it, see :func:`entry`)."""
     return _ld_pair(st, extra and plan.cold_blooded[s] > 0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def _ld_pair(st, cold_blooded):
     """2D6, or the lowest two of 3D6."""
     a, b = d6(st), d6(st)
@@ -211,7 +213,7 @@ def _ld_pair(st, cold_blooded):
     return a, b
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def _leadership(plan, n, s):
     """The Ld side s tests on (R2-12): its own or its general's; with Strength in Numbers its
     own + 1 per rank of 5 behind the front, at most 10, if that is higher."""
@@ -221,7 +223,7 @@ def _leadership(plan, n, s):
                                                                         - 1)))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def _fails_ld(plan, st, n, s, extra):
     """A Fear or restraint test of side s fails: its roll is above its Ld (R2-7, R2-13), and
     so does its re-roll if a battle standard gives one (``reroll_tests``)."""
@@ -229,14 +231,14 @@ def _fails_ld(plan, st, n, s, extra):
                                                    or _fails_once(plan, st, n, s, extra))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def _fails_once(plan, st, n, s, extra):
     """One roll of a Fear or restraint test of side s is above its Ld."""
     a, b = _ld_dice(plan, st, s, extra)
     return a + b > (_leadership(plan, n, s) if extra else plan.leadership[s])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def _break_test(plan, st, s, target, extra):
     """Side s's break test: its roll against target; a double 1 always passes (Insane
     Courage, R2-12)."""
@@ -244,13 +246,13 @@ def _break_test(plan, st, s, target, extra):
     return _holds(a, b, target)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def _holds(a, b, target):
     """A break test of dice a, b holds: at most target, or a double 1 (Insane Courage)."""
     return a + b <= target or (a == 1 and b == 1)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def _fight_round(plan, st, n, dmg, frenzied, afraid, attacks, r, caused, extra):
     """One round of strikes in strike-key order (R2-6); adds each side's unsaved wounds
     (at most the wounds the enemy has left) to caused. Parts striking at one key attack with
@@ -299,7 +301,7 @@ def _fight_round(plan, st, n, dmg, frenzied, afraid, attacks, r, caused, extra):
             return
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def _score(plan, n, s, caused, r):
     """Side s's combat result (R2-11): wounds, charge, ranks unless disrupted, standard,
     battle standard, flank or rear."""
@@ -335,7 +337,7 @@ def _instability(st, n, dmg, started, s, target, wounds, rerolls, cold_blooded):
     return lost
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def play_fight(plan, st, n, dmg, frenzied, afraid, attacks, caused, started, out, t, extra):
     """Play one combat (R2-1, R2-14) and write its outcome row into out[:, t]."""
     for s in range(2):
@@ -419,9 +421,9 @@ def play_fight(plan, st, n, dmg, frenzied, afraid, attacks, caused, started, out
 
 
 @njit(cache=True, inline="always")
-def _play_block(plan, seed, first_trial, out, b, extra):
-    """Play the trials of block b (BLOCK of them) into out, with working arrays of its own."""
-    n_trials = out.shape[1]
+def _play_range(plan, seed, first_trial, out, start, stop, extra):
+    """Play trials start .. stop - 1 (a thread's share, odds.core.walk.play_in_threads) into
+    out, with working arrays of its own."""
     st = np.empty(4, np.uint64)
     n = np.zeros(2, np.int64)
     dmg = np.zeros(2, np.int64)
@@ -430,23 +432,21 @@ def _play_block(plan, seed, first_trial, out, b, extra):
     attacks = np.zeros(plan.striker_side.shape[1], np.int64)
     caused = np.zeros(2, np.int64)
     started = np.zeros(4, np.int64)  # models and damage of each side as the round began
-    for t in range(b * BLOCK, min(n_trials, (b + 1) * BLOCK)):
+    for t in range(start, stop):
         out[5, t] = 0
         out[6, t] = 0
         seed_stream(st, seed, first_trial + t)
         play_fight(plan, st, n, dmg, frenzied, afraid, attacks, caused, started, out, t, extra)
 
 
-@njit(cache=True, parallel=True)
-def _play_plain(plan, seed, first_trial, out):
-    for b in prange((out.shape[1] + BLOCK - 1) // BLOCK):
-        _play_block(plan, seed, first_trial, out, b, False)
+@njit(cache=True, nogil=True)
+def _play_plain(plan, seed, first_trial, out, start, stop):
+    _play_range(plan, seed, first_trial, out, start, stop, False)
 
 
-@njit(cache=True, parallel=True)
-def _play_extra(plan, seed, first_trial, out):
-    for b in prange((out.shape[1] + BLOCK - 1) // BLOCK):
-        _play_block(plan, seed, first_trial, out, b, True)
+@njit(cache=True, nogil=True)
+def _play_extra(plan, seed, first_trial, out, start, stop):
+    _play_range(plan, seed, first_trial, out, start, stop, True)
 
 
 def entry(plan):
@@ -465,4 +465,4 @@ def variant(plan) -> str:
 
 def play_chunk(plan, seed, first_trial, out):
     """Play trials first_trial .. first_trial + out.shape[1] - 1 into out (7, n)."""
-    entry(plan)(plan, seed, first_trial, out)
+    walk.play_in_threads(entry(plan), plan, seed, first_trial, out)
