@@ -3,16 +3,13 @@
 Every blow is a real D6 (parries compare against the highest to-hit roll, criticals need the
 natural roll, injuries keep the highest roll). Semantics: README.md beside this file; checked
 against tests/naive_mordheim.py. Its parts are compiled each on its own and inlined by LLVM
-(``forceinline``), and the trials are split between threads by the core's pool
-(odds.core.walk.play_in_threads): it compiles in a fifth of the time ``prange`` and numba's
-IR inliner took, and plays the same fights.
+(``forceinline``), not by numba's IR inliner, which took four fifths of its compile time.
 """
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
-from odds.core import walk
 from odds.core.outcome import (
     ATTACKER,
     DEFENDER,
@@ -24,6 +21,7 @@ from odds.core.outcome import (
 )
 from odds.core.rng import d6, next_u64, seed_stream, two_d6
 
+BLOCK = 256  # trials per parallel work item
 STANDING, KNOCKED_DOWN, STUNNED, OUT_OF_ACTION, GONE = 0, 1, 2, 3, 4  # GONE: fled (R1-11)
 AUTO = 7  # the "roll" of an automatic hit: above any parry die (R1-5)
 LOST, WOUNDS, KD, STUN, PARRIES, CRITS = 3, 5, 7, 9, 11, 13  # outcome columns (+ side)
@@ -297,10 +295,10 @@ def play_fight(plan, st, status, wnd, stood, pistol, parry_used, crit_used, calm
     out[2, t] = rounds
 
 
-@njit(cache=True, nogil=True)
-def _play(plan, seed, first_trial, out, start, stop):
-    """Play trials start .. stop - 1 (a thread's share, odds.core.walk.play_in_threads) into
-    out, with working arrays of its own."""
+@njit(cache=True, inline="always")
+def _play_block(plan, seed, first_trial, out, b):
+    """Play the trials of block b (BLOCK of them) into out, with working arrays of its own."""
+    n_trials = out.shape[1]
     n = plan.side.shape[0]
     most = 2
     for i in range(n):
@@ -318,13 +316,19 @@ def _play(plan, seed, first_trial, out, start, stop):
     order = np.zeros(n, np.int64)
     hand = np.zeros(most, np.int64)
     rolls = np.zeros(most, np.int64)
-    for t in range(start, stop):
+    for t in range(b * BLOCK, min(n_trials, (b + 1) * BLOCK)):
         out[:, t] = 0
         seed_stream(st, seed, first_trial + t)
         play_fight(plan, st, status, wnd, stood, pistol, parry_used, crit_used, calm, fear,
                    key, order, hand, rolls, out, t)
 
 
+@njit(cache=True, parallel=True)
+def _play(plan, seed, first_trial, out):
+    for b in prange((out.shape[1] + BLOCK - 1) // BLOCK):
+        _play_block(plan, seed, first_trial, out, b)
+
+
 def play_chunk(plan, seed, first_trial, out):
     """Play trials first_trial .. first_trial + out.shape[1] - 1 into out (15, n)."""
-    walk.play_in_threads(_play, plan, seed, first_trial, out)
+    _play(plan, seed, first_trial, out)

@@ -5,17 +5,15 @@ Plays whole combats of two ranked units, one outcome row per fight.
 Only counts matter between the strikes, so the unsaved wounds of each striking part are one
 draw from the exact Binomial(attacks, P(hit) P(wound) P(armour fails) P(ward fails)); the dice
 the rules compare (Fear and break tests, flee, pursuit, charge) are rolled. Its parts are
-compiled each on its own and inlined by LLVM (``forceinline``, not numba's IR inliner), and
-the trials are split between threads by the core's pool (odds.core.walk.play_in_threads,
-not ``prange``): it compiles in less than half the time, and plays the same fights.
+compiled each on its own and inlined by LLVM (``forceinline``), not by numba's IR inliner,
+which took more than half of its compile time.
 Semantics: README.md beside this file. Checked against tests/naive_whfb8.py.
 """
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
-from odds.core import walk
 from odds.core.binomial import draw
 from odds.core.outcome import (
     ATTACKER,
@@ -39,6 +37,8 @@ from odds.rulesets.whfb8.compile_one import (
     MOUNT,
     SUPPORTING,
 )
+
+BLOCK = 256  # trials per parallel work item
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -421,9 +421,9 @@ def play_fight(plan, st, n, dmg, frenzied, afraid, attacks, caused, started, out
 
 
 @njit(cache=True, inline="always")
-def _play_range(plan, seed, first_trial, out, start, stop, extra):
-    """Play trials start .. stop - 1 (a thread's share, odds.core.walk.play_in_threads) into
-    out, with working arrays of its own."""
+def _play_block(plan, seed, first_trial, out, b, extra):
+    """Play the trials of block b (BLOCK of them) into out, with working arrays of its own."""
+    n_trials = out.shape[1]
     st = np.empty(4, np.uint64)
     n = np.zeros(2, np.int64)
     dmg = np.zeros(2, np.int64)
@@ -432,21 +432,23 @@ def _play_range(plan, seed, first_trial, out, start, stop, extra):
     attacks = np.zeros(plan.striker_side.shape[1], np.int64)
     caused = np.zeros(2, np.int64)
     started = np.zeros(4, np.int64)  # models and damage of each side as the round began
-    for t in range(start, stop):
+    for t in range(b * BLOCK, min(n_trials, (b + 1) * BLOCK)):
         out[5, t] = 0
         out[6, t] = 0
         seed_stream(st, seed, first_trial + t)
         play_fight(plan, st, n, dmg, frenzied, afraid, attacks, caused, started, out, t, extra)
 
 
-@njit(cache=True, nogil=True)
-def _play_plain(plan, seed, first_trial, out, start, stop):
-    _play_range(plan, seed, first_trial, out, start, stop, False)
+@njit(cache=True, parallel=True)
+def _play_plain(plan, seed, first_trial, out):
+    for b in prange((out.shape[1] + BLOCK - 1) // BLOCK):
+        _play_block(plan, seed, first_trial, out, b, False)
 
 
-@njit(cache=True, nogil=True)
-def _play_extra(plan, seed, first_trial, out, start, stop):
-    _play_range(plan, seed, first_trial, out, start, stop, True)
+@njit(cache=True, parallel=True)
+def _play_extra(plan, seed, first_trial, out):
+    for b in prange((out.shape[1] + BLOCK - 1) // BLOCK):
+        _play_block(plan, seed, first_trial, out, b, True)
 
 
 def entry(plan):
@@ -465,4 +467,4 @@ def variant(plan) -> str:
 
 def play_chunk(plan, seed, first_trial, out):
     """Play trials first_trial .. first_trial + out.shape[1] - 1 into out (7, n)."""
-    walk.play_in_threads(entry(plan), plan, seed, first_trial, out)
+    entry(plan)(plan, seed, first_trial, out)
