@@ -3,7 +3,8 @@
 Every blow is a real D6 (parries compare against the highest to-hit roll, criticals need the
 natural roll, injuries keep the highest roll). Semantics: README.md beside this file; checked
 against tests/naive_mordheim.py. Its parts are compiled each on its own and inlined by LLVM
-(``forceinline``), not by numba's IR inliner, which took four fifths of its compile time.
+(``forceinline``), not by numba's IR inliner, which took three quarters of its compile
+time.
 """
 from __future__ import annotations
 

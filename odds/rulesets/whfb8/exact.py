@@ -46,9 +46,7 @@ def _one_unit(plan) -> bool:
 
 def compiled(plan) -> tuple:
     """The compiled parts a solve of ``plan`` calls (the compile notice looks at them)."""
-    if not _one_unit(plan):
-        return COMPILED
-    return () if plan.one_unit.flee_reaction else (exact_one._walk,)
+    return exact_one.compiled(plan.one_unit) if _one_unit(plan) else COMPILED
 
 
 def solve(plan, max_states: int):

@@ -140,6 +140,12 @@ def refusal(plan) -> str | None:
     return None
 
 
+def compiled(plan) -> tuple:
+    """The compiled parts a solve of ``plan`` calls (the compile notice looks at them): none
+    where the charged unit flees (R2-2), solved by formula."""
+    return () if plan.flee_reaction else (_walk,)
+
+
 def solve(plan, max_states: int):
     """Every distinct outcome row of the fight, its probability and the most live states."""
     if plan.flee_reaction:
