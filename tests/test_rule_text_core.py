@@ -352,6 +352,40 @@ def test_cache_stamps_follow_the_sources_a_function_is_built_from():
     assert "blackpowder.fight" in bp_index and "d10skirmish.fight" in d10_index
 
 
+def test_each_rule_texts_compiled_loops_have_names_of_their_own():
+    """The core's loops are closures over a rule text, and numba names compiled code after
+    its qualified name and a count kept by each process: two rule texts' walks compiled in
+    two processes could get one name, and a process loading both from the cache then ran
+    one walk with the other's stages. The rule text (and a kernel's variant) is in the name,
+    so the names differ whatever the count."""
+    import re
+
+    import signed_walk
+    import uneven_walk
+
+    def names(*dispatchers):
+        return [re.sub(r"B\d+v\d+", "", c.fndesc.mangled_name)  # the count left out
+                for d in dispatchers for c in d.overloads.values()]
+
+    up = law([0.4, 0.6])
+    compiled = []
+    for toy in (signed_walk, uneven_walk):
+        solver = walk.solver(toy)
+        walk.solve(solver, toy, up, 10)
+        compiled.append(names(*solver))
+        # the walk's stage loop, compiled into the walk (and cached with it)
+        assert toy.solver_paths.py_func.__qualname__.endswith(f"paths.{toy.__name__}")
+    assert all(len(c) == 2 for c in compiled) and not set(compiled[0]) & set(compiled[1])
+    out = np.zeros((2, 10), np.int32)
+    kernels = [walk.kernel(signed_walk), walk.kernel(uneven_walk)]
+    for play in kernels:
+        play(up, 11, 0, out, 0, 10)
+    assert len(set(names(*kernels))) == 2
+    # a kernel variant (odds.rulesets.whfb8.kernel) is named after its sizes too
+    assert walk.kernel(signed_walk, variant=(3, 1)).py_func.__qualname__ == \
+        "kernel.<locals>.play_trials.signed_walk.3x1"
+
+
 def test_a_packed_plans_readers_read_each_value_where_pack_put_it():
     """Each table's reader (odds.core.packed) finds every value of its table, whatever the
     sizes: its start is the sizes of the tables before it, written as one sum of products of

@@ -69,6 +69,7 @@ def draw(st, cdf, offset, top, n, p):
     binomial_row = offset + ((n * (n + 1)) >> 1)
     binomial_u = uniform(st)
     binomial_k = 0
-    while binomial_k < n and binomial_u >= cdf[binomial_row + binomial_k]:
+    # unsigned: read without numba's check for a negative index (odds.core.packed.slot)
+    while binomial_k < n and binomial_u >= cdf[np.uint64(binomial_row + binomial_k)]:
         binomial_k += 1
     return binomial_k

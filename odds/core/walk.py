@@ -79,6 +79,21 @@ def _constant(n):
     return size
 
 
+def _own(fight, variant=0, **options):
+    """``njit(**options)`` for a closure over the rule text ``fight`` (and a kernel
+    ``variant``), named after them. numba names compiled code after its qualified name and a
+    count kept by each process, so the same closure compiled for two rule texts in two
+    processes could get one name; a process that then loaded both from the cache linked
+    the second one's calls to the first one's code (a walk replayed another rule text's
+    stages). With the rule text and the variant in the name, no two share one."""
+    def compiled(function):
+        sizes = "x".join(map(str, variant)) if variant else ""
+        function.__qualname__ = ".".join(filter(None, (function.__qualname__,
+                                                       fight.__name__, sizes)))
+        return njit(**options)(function)
+    return compiled
+
+
 def kernel(fight, variant=0):
     """The compiled loop that plays a rule text's fights: ``play_trials(plan, seed,
     first_trial, out, start, stop)`` plays trials start .. stop - 1 into out[:, start:stop],
@@ -87,7 +102,7 @@ def kernel(fight, variant=0):
     constants (e.g. one unit a side), which the compiler then folds away."""
     fight = _sized(fight)
 
-    @njit(cache=True, nogil=True, noalias=True)
+    @_own(fight, variant, cache=True, nogil=True, noalias=True)
     def play_trials(plan, seed, first_trial, out, start, stop):
         plan = unowned(plan)
         if variant:
@@ -118,7 +133,7 @@ def solver(fight):
     rounds = getattr(fight, "ROUNDS", -1)  # the field naming the round, if any
     tallied = len(fight.TALLIES) > 0  # else an ended state keeps its whole mass only
 
-    @njit(cache=True, _nrt=False)
+    @_own(fight, cache=True, _nrt=False)
     def paths(plan, state, child, path, mass, low, high, shift, base, live, ended, least):
         """Replay the stage from ``state`` (its graded fields' masses ``mass``) for every
         path left of ``path``, adding each child to its table; FULL_LIVE or FULL_ENDED when
@@ -157,7 +172,7 @@ def solver(fight):
     # closure holds, and a compiled function pickles differently in every process
     fight.solver_paths = paths
 
-    @njit(cache=True)
+    @_own(fight, cache=True)
     def walk(plan, max_states):
         plan = unowned(plan)
         owned_spans = fight.spans(plan)
@@ -251,7 +266,7 @@ def solver(fight):
             if count[0] - count[1] > max_states:
                 return TOO_MANY, count[0] - count[1], named, ended
 
-    @njit(cache=True)
+    @_own(fight, cache=True)
     def rows(plan, states):
         plan = unowned(plan)
         out = np.zeros((fight.columns(plan), len(states)), np.int32)

@@ -42,7 +42,7 @@ from odds.core.dice import pick, pick_binomial, pick_until, picked, replaying
 from odds.core.outcome import (ATTACKER, COLUMNS as SHARED, MUTUAL, NO_FIGHT, NONE,
                                UNIT_CAUGHT, UNIT_DESTROYED, UNIT_FLED, UNIT_STANDING,
                                UNIT_UNREACHED, UNRESOLVED)
-from odds.core.packed import known, tables  # noqa: F401 (known: read by walk.kernel)
+from odds.core.packed import known, slot, tables  # noqa: F401 (known: read by walk.kernel)
 from odds.core.walk import clear, how_beaten
 
 CONTACT, REACH, OUT = 0, 1, 2  # where a model stands (R0-2): in contact, within 2", beyond
@@ -129,7 +129,7 @@ TABLES = tables(
 @njit(cache=True, _nrt=False, forceinline=True)
 def fields(plan):
     """The state's width for this plan."""
-    return _u(plan, AIMED + 1, 0, 0)
+    return np.int64(_u(plan, AIMED + 1, 0, 0))
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -154,25 +154,25 @@ def _several(plan):
 @njit(inline="always")
 def _c(plan, s, g, p):
     """Where group g of side s keeps its models at place p (R0-2)."""
-    return HEAD + (s * plan.G + g) * 3 + p
+    return slot(HEAD + (s * plan.G + g) * 3 + p)
 
 
 @njit(inline="always")
 def _d(plan, s, g):
     """Where group g of side s keeps the wounds on its wounded model (R0-9)."""
-    return HEAD + (6 + s) * plan.G + g
+    return slot(HEAD + (6 + s) * plan.G + g)
 
 
 @njit(inline="always")
 def _lost(plan, g, p):
     """Where attacker group g keeps the models it lost at place p this strike step."""
-    return HEAD + 8 * plan.G + g * 3 + p
+    return slot(HEAD + 8 * plan.G + g * 3 + p)
 
 
 @njit(inline="always")
 def _u(plan, what, s, u):
     """Where unit u of side s keeps ``what`` (ALIVE, INSIDE, FATE, TARGET, MARK, AIMED)."""
-    return HEAD + 11 * plan.G + (what * 2 + s) * plan.U + u
+    return slot(HEAD + 11 * plan.G + (what * 2 + s) * plan.U + u)
 
 
 @njit(inline="always")
@@ -774,7 +774,7 @@ def _finish(plan, dice, state):
     that fights that end alike are one state."""
     if state[END] == BEATEN:
         x = state[LOSER]
-        state[END] = how_beaten(state, _u(plan, FATE, x, 0), units(plan, x))
+        state[END] = how_beaten(state, np.int64(_u(plan, FATE, x, 0)), units(plan, x))
     state[OVER] = 1
     if not replaying(dice):
         return

@@ -37,7 +37,7 @@ from odds.core.dice import pick, pick_binomial, picked, replaying
 from odds.core.outcome import (ATTACKER, CAUGHT, COLUMNS as SHARED, MUTUAL, NO_FIGHT, NONE,
                                UNIT_CAUGHT, UNIT_DESTROYED, UNIT_FLED, UNIT_STANDING,
                                UNRESOLVED)
-from odds.core.packed import known, tables  # noqa: F401 (known: read by walk.kernel)
+from odds.core.packed import known, slot, tables  # noqa: F401 (known: read by walk.kernel)
 from odds.core.walk import clear, how_beaten
 
 FRONT, FLANK, REAR = 0, 1, 2  # the face of the charged unit that is engaged (R2-3)
@@ -138,7 +138,7 @@ TABLES = tables(
 @njit(cache=True, _nrt=False, forceinline=True)
 def fields(plan):
     """The state's width for this plan."""
-    return _u(plan, FLED_NOW + 1, 0, 0)
+    return np.int64(_u(plan, FLED_NOW + 1, 0, 0))
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -183,26 +183,26 @@ def _engagements(plan):
 @njit(inline="always")
 def _n(plan, s, b):
     """Where side s keeps the models standing of body b."""
-    return HEAD + s * plan.G + b
+    return slot(HEAD + s * plan.G + b)
 
 
 @njit(inline="always")
 def _d(plan, s, b):
     """Where side s keeps the wounds on body b's wounded model."""
-    return HEAD + (2 + s) * plan.G + b
+    return slot(HEAD + (2 + s) * plan.G + b)
 
 
 @njit(inline="always")
 def _alloc(plan, j, b):
     """Where striker j keeps its attacks on enemy body b this step, times 2, + 1 if it
     strikes that body's front."""
-    return HEAD + 4 * plan.G + j * plan.G + b
+    return slot(HEAD + 4 * plan.G + j * plan.G + b)
 
 
 @njit(inline="always")
 def _u(plan, what, s, u):
     """Where unit u of side s keeps ``what`` (INSIDE ... FLED_NOW)."""
-    return HEAD + (4 + plan.L) * plan.G + (what * 2 + s) * plan.U + u
+    return slot(HEAD + (4 + plan.L) * plan.G + (what * 2 + s) * plan.U + u)
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -1249,7 +1249,7 @@ def _finish(plan, dice, state):
     """The fight is over; for the exact solver what the row does not read is forgotten."""
     if state[END] < 0:
         x = state[LOSER]
-        state[END] = how_beaten(state, _u(plan, FATE, x, 0), units(plan, x))
+        state[END] = how_beaten(state, np.int64(_u(plan, FATE, x, 0)), units(plan, x))
     state[OVER] = 1
     if not replaying(dice):
         return
