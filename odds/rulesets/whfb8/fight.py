@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from odds.core.dice import pick, pick_binomial, picked, replaying
+from odds.core.dice import pick, pick_binomial, picked, replaying, resumed
 from odds.core.outcome import (ATTACKER, CAUGHT, COLUMNS as SHARED, MUTUAL, NO_FIGHT, NONE,
                                UNIT_CAUGHT, UNIT_DESTROYED, UNIT_FLED, UNIT_STANDING,
                                UNRESOLVED)
@@ -607,7 +607,7 @@ def _challenge(plan, state):
 def _fear(plan, dice, state):
     """R2-7: each unit engaged with a Fear-causing enemy unit tests at the start of the
     round, unless it is immune or Frenzied; then the round's first strike step."""
-    for i in range(state[AT], 2 * plan.U):
+    for i in range(resumed(dice, state, AT), 2 * plan.U):
         s, u = i // plan.U, i % plan.U
         state[_u(plan, AFRAID, s, u)] = 0
         if u >= units(plan, s) or state[_u(plan, INSIDE, s, u)] == 0 or \
@@ -796,11 +796,11 @@ def _strike(plan, dice, state):
     second pick, or at the result."""
     while state[PHASE] == STRIKE:
         k = state[STEP]
-        for i in range(state[PART], plan.L):
+        for i in range(resumed(dice, state, PART), plan.L):
             j = steps(plan, k, i)
             if j < 0:
                 break
-            for b in range(state[BODY], plan.G):
+            for b in range(resumed(dice, state, BODY), plan.G):
                 if state[_alloc(plan, j, b)] == 0:
                     continue
                 if picked(dice):
@@ -1032,7 +1032,7 @@ def _break(plan, dice, state):
     winners then restrain or pursue (:func:`_restrain`)."""
     x = state[LOSER]
     most = state[STEP]
-    for u in range(state[AT], units(plan, x)):
+    for u in range(resumed(dice, state, AT), units(plan, x)):
         if state[_u(plan, INSIDE, x, u)] == 0:
             continue
         state[_u(plan, FRENZIED, x, u)] = 0
@@ -1116,7 +1116,7 @@ def _restrain(plan, dice, state):
     catches (:func:`_catch`)."""
     x = state[LOSER]
     y = 1 - x
-    for w in range(state[AT], units(plan, y)):
+    for w in range(resumed(dice, state, AT), units(plan, y)):
         if state[_u(plan, INSIDE, y, w)] == 0:
             continue
         if state[_u(plan, FLED_NOW, y, w)]:  # a pursuer of several: its roll
@@ -1167,7 +1167,7 @@ def _catch(plan, dice, state):
     while both sides have a unit in it."""
     x = state[LOSER]
     y = 1 - x
-    for o in range(state[AT], units(plan, x)):
+    for o in range(resumed(dice, state, AT), units(plan, x)):
         if state[_u(plan, FLED_NOW, x, o)] == 0:
             continue
         best, plain, swift = 0, 0, 0
