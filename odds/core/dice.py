@@ -213,8 +213,8 @@ def resumed(dice, state, at):
     """Where a phase's loop over its parts starts: where the solver's last stage stopped in
     it (``state[at]``), or 0 in the kernel, for a loop the kernel always plays from its
     first part (a kernel's stage plays a whole phase). numba then knows where the kernel's
-    loop starts, and unrolls it or drops it for a variant's sizes (whfb8's strikes: 9-11%
-    faster on one unit a side)."""
+    loop starts, and unrolls it or drops it for a variant's sizes (whfb8's one-unit variant
+    about a tenth faster, one run)."""
     return state[at] if replaying(dice) else 0
 
 
