@@ -46,8 +46,8 @@ class Tables(NamedTuple):
 def slot(i):
     """A place ``i`` in an array (never negative) as an unsigned index: numba then reads
     and writes there without first checking for Python's negative, from-the-end index
-    (wh40k3's and whfb8's rule texts play 1.3-1.6x as fast without those checks). The rule
-    texts' places in their state and every table reader go through it."""
+    (wh40k3's and whfb8's rule texts play 1.3-1.6x as fast without those checks). Every
+    table reader goes through it, and so do wh40k3's and whfb8's places in their state."""
     return np.uint64(i)
 
 
