@@ -2,6 +2,7 @@
 
     python benchmarks/before_after.py OLD_TREE [--trials N] [--passes K] [--threads T] [--only TEXT]
                                                [--clock wall|cpu] [--call kernel|simulate|compare]
+                                               [--pin CPUS]
 
 OLD_TREE is a checkout of an earlier commit (e.g. ``git worktree add /tmp/before HEAD~3``).
 For each bundled scenario, one worker process per tree (``PYTHONPATH=TREE``, each with its own
@@ -11,6 +12,10 @@ median fights/s of each and the ratio new/old: the project's rule is that a chan
 every existing scenario at 0.95 of its speed or better. ``--call`` times the kernel alone
 (``runner.run``, the default), a whole ``odds.simulate`` call (the API's own work included),
 or ``odds.compare`` of each bundled comparison file (fights of every cell counted).
+``--pin`` runs both workers on the same cores (``taskset -c CPUS``, e.g. ``0`` with one
+thread): on a shared virtual machine two unpinned workers may land on cores of different
+speed, and a ratio then says more about the cores than about the trees (mordheim's kernels,
+the same code, 0.86-1.20 unpinned; 0.99-1.02 pinned).
 """
 from __future__ import annotations
 
@@ -59,13 +64,15 @@ for line in sys.stdin:  # one pass per line read
 
 
 def worker(tree: Path, scenario: Path, trials: int, threads: int, clock: str,
-           call: str) -> subprocess.Popen:
+           call: str, pin: str = "") -> subprocess.Popen:
     # idle OpenMP threads sleep instead of spinning: the other tree's worker, waiting for
     # its turn, must not take a core from the one being timed
     env = {"OMP_WAIT_POLICY": "PASSIVE", **os.environ, "PYTHONPATH": str(tree)}
-    proc = subprocess.Popen([sys.executable, "-c", WORKER, str(scenario), str(trials),
-                             str(threads), clock, call], env=env, cwd=tree, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)
+    pinned = ["taskset", "-c", pin] if pin else []
+    proc = subprocess.Popen(pinned + [sys.executable, "-c", WORKER, str(scenario), str(trials),
+                                      str(threads), clock, call],
+                            env=env, cwd=tree, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True)
     if proc.stdout.readline().strip() != "ready":
         raise SystemExit(f"worker for {tree} failed on {scenario.name}")
     return proc
@@ -89,11 +96,13 @@ def main() -> None:
                              "process (steadier when other jobs share the machine)")
     parser.add_argument("--call", choices=("kernel", "simulate", "compare"), default="kernel",
                         help="what a pass times (default: the kernel alone)")
+    parser.add_argument("--pin", default="", metavar="CPUS",
+                        help="run both trees' workers on these cores (taskset -c CPUS)")
     args = parser.parse_args()
     old = args.old.resolve()
     print(f"{args.trials:,} fights per pass, median of {args.passes} alternating passes, "
-          f"{args.threads} thread(s), {args.clock} clock, {args.call}; new = {ROOT}, "
-          f"old = {old}")
+          f"{args.threads} thread(s), {args.clock} clock, {args.call}"
+          f"{f', pinned to CPUs {args.pin}' if args.pin else ''}; new = {ROOT}, old = {old}")
     print(f"{'scenario':<52}{'old M/s':>9}{'new M/s':>9}{'new/old':>9}")
     folder = "comparisons" if args.call == "compare" else "scenarios"
     for scenario in sorted((ROOT / "data" / folder).glob("*.toml")):
@@ -101,7 +110,7 @@ def main() -> None:
                                                   / scenario.name).exists():
             continue
         procs = {name: worker(tree, scenario, args.trials, args.threads, args.clock,
-                              args.call)
+                              args.call, args.pin)
                  for name, tree in (("old", old), ("new", ROOT))}
         rates = {"old": [], "new": []}
         for k in range(args.passes):  # which tree goes first alternates too

@@ -69,7 +69,7 @@ def test_the_threaded_kernel_is_found_behind_its_python_wrapper():
     assert [d.py_func.__name__ for d in _entry_dispatchers(module)] == ["play_trials"]
 
 
-@pytest.mark.parametrize("ruleset", ["blackpowder", "d10skirmish", "wh40k3"])
+@pytest.mark.parametrize("ruleset", ["blackpowder", "d10skirmish", "mordheim", "wh40k3"])
 def test_a_rule_texts_exact_solver_is_found_behind_its_compiled_parts(ruleset):
     """An exact solver on one rule text names its compiled parts as one tuple (COMPILED,
     odds.core.walk.solver): they are what a first solve compiles, and the notice looks at."""
@@ -78,25 +78,16 @@ def test_a_rule_texts_exact_solver_is_found_behind_its_compiled_parts(ruleset):
         "walk", "rows"}
 
 
-@pytest.mark.parametrize("ruleset,scenario,all_alone,parts", [
-    ("mordheim", "mordheim_captain_vs_skaven", True,
-     {"_start_round", "_strike_step", "_any_tests"}),
-    ("mordheim", "mordheim_two_on_one", True,
-     {"_start_round", "_strike_step", "_any_tests", "_all_alone_step"}),
-    ("mordheim", "mordheim_two_on_one", False, {"_start_round", "_strike_step"}),
-    ("whfb8", "whfb8_chaos_warriors_vs_goblin_horde", None, {"_walk"}),
-    ("whfb8", "whfb8_chaos_lord_warriors_alone", None, {"walk", "rows"}),
+@pytest.mark.parametrize("ruleset,scenario,parts", [
+    ("whfb8", "whfb8_chaos_warriors_vs_goblin_horde", {"_walk"}),
+    ("whfb8", "whfb8_chaos_lord_warriors_alone", {"walk", "rows"}),
 ])
-def test_the_notice_looks_at_the_parts_a_plans_solve_compiles(ruleset, scenario, all_alone,
-                                                              parts):
+def test_the_notice_looks_at_the_parts_a_plans_solve_compiles(ruleset, scenario, parts):
     """A solver whose compiled parts depend on the plan names them (``compiled(plan)``): a
-    part the plan never calls (mordheim's All Alone step where no warrior fights two foes,
-    R1-11; whfb8's other solver) is not compiled by its solve, and would otherwise have the
-    notice say so at every solve."""
+    part the plan never calls (whfb8's other solver) is not compiled by its solve, and would
+    otherwise have the notice say so at every solve."""
     rules = odds.rulesets.get_ruleset(ruleset)
     plan = rules.compile(odds.load(SCENARIOS / f"{scenario}.toml"))
-    if all_alone is not None:
-        plan = plan._replace(all_alone=all_alone)
     solver = odds.core.exact.module(rules)
     assert {d.py_func.__name__ for d in _entry_dispatchers(solver, plan, "solve")} == parts
 

@@ -13,7 +13,9 @@ two_v_two_strikes_refill (37 s), cover_frag_and_fresh_in_cover (14 s) and
 two_v_two_both_fresh (over 2,000,000 states); for whfb8 (issue 27) the one-unit parity cases
 of test_whfb8_parity.py the solver takes under its bound (against tests/naive_whfb8.py), and
 the several-unit cases of test_whfb8_units_parity.py (characters, champions, challenges,
-overkill, combined charges: against tests/naive_whfb8_units.py) but three too big."""
+overkill, combined charges: against tests/naive_whfb8_units.py) but three too big; for
+mordheim (issue 28) every parity case of test_mordheim_parity.py and the solver's own
+(test_mordheim_exact_solver.py), R1-1 ... R1-12 between them."""
 from __future__ import annotations
 
 import random
@@ -21,12 +23,15 @@ from pathlib import Path
 
 import naive_blackpowder
 import naive_d10skirmish
+import naive_mordheim
 import naive_wh40k3
 import naive_whfb8
 import numpy as np
 import pytest
 import test_blackpowder_parity as bp
 import test_d10skirmish_parity as d10
+import test_mordheim_exact_solver as mordheim_exact
+import test_mordheim_parity as mordheim
 import test_wh40k3_parity as wh40k3
 import test_whfb8_parity as whfb8
 import test_whfb8_units_parity as whfb8_units
@@ -59,10 +64,17 @@ def whfb8_play(scenario, rng, prepared) -> dict:
     return whfb8_units.reference_fight(scenario, rng)
 
 
+def mordheim_play(scenario, rng, prepared) -> dict:
+    """One fight of tests/naive_mordheim.py, its dice from ``rng``."""
+    dice = naive_mordheim.Dice(0)
+    dice.rng = rng
+    return naive_mordheim.play_fight(prepared, dice)
+
+
 PLAY = {"blackpowder": naive_blackpowder.fight, "d10skirmish": naive_d10skirmish.play_fight,
-        "wh40k3": naive_wh40k3.play_fight, "whfb8": whfb8_play}
-PREPARE = {"wh40k3": naive_wh40k3.prepare,  # a reference's work done once per scenario
-           "whfb8": whfb8_prepare}
+        "mordheim": mordheim_play, "wh40k3": naive_wh40k3.play_fight, "whfb8": whfb8_play}
+PREPARE = {"mordheim": naive_mordheim.prepare,  # a reference's work done once per scenario
+           "wh40k3": naive_wh40k3.prepare, "whfb8": whfb8_prepare}
 # whfb8 (issue 27): the one-unit parity cases the solver takes under its bound
 # (test_whfb8_parity.py; those of rolled counts and Multiple Wounds are simulated, Daemonic
 # Instability over 8 rounds is past the bound), and every units parity case but the three
@@ -98,6 +110,8 @@ CASES = {
     **{f"whfb8: {case}": (lambda case=case: whfb8.build(case)) for case in WHFB8},
     **{f"whfb8: R2-4 {case}": (lambda case=case: whfb8_units.build(case))
        for case in whfb8_units.CASES if case not in WHFB8_SLOW_UNITS},
+    **{f"mordheim: {case}": (lambda case=case: mordheim.build(case)) for case in mordheim.CASES},
+    **{f"mordheim: {case}": make for case, make in mordheim_exact.EXTRA.items()},
 }
 
 
