@@ -40,12 +40,17 @@ def _closure_modules(py_func) -> list:
                   key=lambda module: module.__name__)
 
 
+def variant_name(sizes) -> str:
+    """A kernel variant's sizes (``odds.core.walk``) as a name part: ``(2, 1)`` is ``2x1``."""
+    return "x".join(map(str, sizes))
+
+
 def _closure_variant(py_func) -> list:
     """The whole numbers a closure holds (a kernel variant's sizes, ``odds.core.walk``), as
     name parts: each variant keeps an index of its own, so that whether it is cached can be
     told (:func:`odds.core.ruleset.needs_compiling`)."""
     values = [cell.cell_contents for cell in py_func.__closure__ or ()]
-    return ["x".join(map(str, v)) for v in values if isinstance(v, tuple) and v
+    return [variant_name(v) for v in values if isinstance(v, tuple) and v
             and all(isinstance(n, int) for n in v)]
 
 

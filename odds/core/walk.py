@@ -27,6 +27,7 @@ from numba.core.cpu import CPUTargetOptions
 from numba.core.options import TargetOptions
 from numba.extending import intrinsic
 
+from odds.core.cache import variant_name
 from odds.core.dice import again, chance, new_path, next_path
 from odds.core import states
 from odds.core.exact import TooManyStates, TooWide
@@ -87,7 +88,7 @@ def _own(fight, variant=0, **options):
     the second one's calls to the first one's code (a walk replayed another rule text's
     stages). With the rule text and the variant in the name, no two share one."""
     def compiled(function):
-        sizes = "x".join(map(str, variant)) if variant else ""
+        sizes = variant_name(variant) if variant else ""
         function.__qualname__ = ".".join(filter(None, (function.__qualname__,
                                                        fight.__name__, sizes)))
         return njit(**options)(function)

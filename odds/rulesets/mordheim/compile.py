@@ -6,7 +6,6 @@ from typing import NamedTuple
 import numpy as np
 
 from odds.core.effects import REROLLS, final_faces, succeeds
-from odds.rulesets.mordheim.laws import with_laws
 from odds.rulesets.mordheim.rules import NO_SAVE, charts, contact_pairs, warriors
 
 EXTRA_COLUMNS = ("attacker_knocked_down", "defender_knocked_down", "attacker_stunned",
@@ -58,12 +57,14 @@ class Plan(NamedTuple):
     charger: int
     all_alone: bool
     max_rounds: int
-    # the laws (laws.py): filled in by compile_plan
+    # the rule text's (fight.py) laws and numbers: laws.with_laws fills them in, for the
+    # exact solver (the simulation's kernel rolls its dice)
     ganged: bool = False           # a warrior touches two or more enemies (All Alone, R1-11)
+    most_hits: int = 0             # a strike's most hits: blows while frenzied, off hand
     pair: np.ndarray = None        # (N, N) the index of a pair in base contact, -1 if none
     hit_law: np.ndarray = None     # [pair, round type, calm, off hand, Fear failed, may parry]
     blow_law: np.ndarray = None    # [pair, round type, hand, critical used, wounds, down]
-    fear_law: np.ndarray = None    # [warrior]: passes, fails a 2D6 test above Ld
+    ld_law: np.ndarray = None      # [warrior]: passes, fails a 2D6 test (Fear, All Alone)
     helmet_law: np.ndarray = None  # [warrior]: stunned, knocked down instead
     tie_law: np.ndarray = None     # [strikers tied]: which of them strikes first
 
@@ -139,7 +140,7 @@ def compile_plan(scenario) -> Plan:
             crit_on[i, k] = min(h.crit_on, kept[i].crit_on)
     fists = each(lambda w, k: w.weapons[0].single_attack)
     blows = np.where(fists, 1, profile("A"))
-    return with_laws(Plan(
+    return Plan(
         side=each(lambda w, k: w.side), ws=profile("WS"), strength=profile("S"),
         toughness=profile("T"), wounds=profile("W"), initiative=profile("I"),
         leadership=profile("Ld"),
@@ -166,4 +167,4 @@ def compile_plan(scenario) -> Plan:
         wound_need=wound_need(hit_strength, ws, kept, to_wound),
         save_by_strength=np.array(save_by_strength, np.int64),
         charger=charger, all_alone=bool(scenario.engagement["all_alone"]),
-        max_rounds=int(scenario.simulation["max_rounds"])))
+        max_rounds=int(scenario.simulation["max_rounds"]))

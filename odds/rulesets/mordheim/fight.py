@@ -86,9 +86,7 @@ def clock(plan, state):
     """How far the fight has come: the round, then its phase, the striker (or the warrior
     testing All Alone) and the hit he is at."""
     n = plan.side.shape[0]
-    most = 0  # the most hits of a strike: blows while frenzied, and the off hand
-    for i in range(n):
-        most = max(most, plan.fury_blows[i] + 1)
+    most = plan.most_hits
     strike = 3 + most
     alone = 1 + 2 * n
     at = state[AT]
@@ -205,7 +203,7 @@ def _fear(plan, dice, state):
                 if picked(dice):
                     state[AT] = i
                     return True
-                state[_w(plan, FE, i)] = pick(dice, plan.fear_law[i])
+                state[_w(plan, FE, i)] = pick(dice, plan.ld_law[i])
     state[AT] = 0
     state[PHASE] = STRIKE
     return False
@@ -427,7 +425,7 @@ def _all_alone(plan, dice, state):
             if picked(dice):
                 state[AT] = x
                 return True
-            if pick(dice, plan.fear_law[x]):
+            if pick(dice, plan.ld_law[x]):
                 state[AT] = x
                 state[J] = 0
                 state[PHASE] = TEST

@@ -56,9 +56,10 @@ def with_laws(plan):
     hits, blows = hit_laws(plan, between), blow_laws(plan, between)
     return plan._replace(  # the pair's laws one after another: read at one flat index
         pair=pair, ganged=bool((np.asarray(plan.contact).sum(axis=1) >= 2).any()),
+        most_hits=int(np.max(plan.fury_blows, initial=0)) + 1,
         hit_law=laws(hits.reshape(-1, hits.shape[-1])),
         blow_law=laws(blows.reshape(-1, blows.shape[-1])),
-        fear_law=laws(np.stack([1 - fails, fails], axis=-1)),
+        ld_law=laws(np.stack([1 - fails, fails], axis=-1)),
         helmet_law=laws(np.stack([1 - helmet, helmet], axis=-1)),
         tie_law=laws(ties))
 
