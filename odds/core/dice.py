@@ -6,7 +6,9 @@ and the rule text asks ``pick(dice, law)`` for an outcome's index. What ``dice``
 what ``pick`` does, when numba compiles the call (no run-time branch):
 
 - the kernel passes a trial's random stream (:mod:`odds.core.rng`, 4 x uint64): ``pick``
-  draws the outcome with one uniform, by Walker's alias method;
+  draws the outcome from one 64-bit random number, by Walker's alias method: the column
+  from its top 32 bits by multiply-shift (bias below m / 2**32 for a law of m outcomes),
+  the keep-or-alias test from its low 32 bits (to 2**-32);
 - the exact solver passes a **path** (:func:`new_path`, float64): ``pick`` returns the
   path's next outcome and multiplies the path's chance by its probability. The solver replays
   one stage of the rule text once for every path of outcomes (:func:`next_path`), so it meets
@@ -27,7 +29,7 @@ from numba import njit, types
 from numba.extending import overload
 
 from odds.core.binomial import draw
-from odds.core.rng import uniform
+from odds.core.rng import next_u64, uniform
 
 KEPT, ALIAS, CHANCE = 0, 1, 2  # the rows of a law
 MOST_PICKS = 64                # picks one stage of a rule text may make (the solver's paths)
@@ -114,10 +116,11 @@ def _pick(dice, law):
 
 def _draw(dice, law):
     m = law.shape[1]
-    u = uniform(dice) * m
-    j = min(int(u), m - 1)
+    r = next_u64(dice)
+    j = np.int64(((r >> np.uint64(32)) * np.uint64(m)) >> np.uint64(32))  # the column
+    kept = np.int64(r & np.uint64(0xFFFFFFFF)) * 2.3283064365386963e-10 < law[KEPT, j]
     alias = int(law[ALIAS, j])
-    return alias + (j - alias) * ((u - j) < law[KEPT, j])  # branch-free: kept or alias
+    return alias + (j - alias) * kept  # branch-free: kept or alias
 
 
 def _replay(dice, law):

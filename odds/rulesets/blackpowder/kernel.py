@@ -1,5 +1,5 @@
 """The blackpowder kernel: plays whole fights by the rule text (fight.py), drawing each law
-with one uniform, one outcome row per fight. Checked against tests/naive_blackpowder.py."""
+with one random number, one outcome row per fight. Checked against tests/naive_blackpowder.py."""
 from __future__ import annotations
 
 from odds.core import walk

@@ -1,5 +1,5 @@
 """The d10skirmish kernel: plays whole fights by the rule text (fight.py), drawing each
-exchange's wounds with one uniform (or its dice one by one, for an exchange too large to
+exchange's wounds with one random number (or its dice one by one, for an exchange too large to
 tabulate), one outcome row per fight. Checked against tests/naive_d10skirmish.py."""
 from __future__ import annotations
 
