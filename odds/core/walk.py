@@ -122,6 +122,23 @@ def kernel(fight, variant=0):
     return play_trials
 
 
+def variants(fight, sizes):
+    """A rule text's kernel compiled in variants: ``entry(plan)``, the compiled loop over
+    trials (:func:`kernel`) of the variant ``sizes(plan)`` names (a tuple of whole numbers,
+    the sizes its ``known`` makes constants; None for the variant for any size), each
+    compiled on its first use."""
+    compiled = {}
+
+    def entry(plan):
+        """The compiled loop over trials (one thread's share) of the plan's variant."""
+        key = sizes(plan)
+        if key not in compiled:
+            compiled[key] = kernel(fight, variant=key or 0)
+        return compiled[key]
+
+    return entry
+
+
 def solver(fight):
     """The compiled parts of a rule text's exact solver, for :func:`solve`: ``walk(plan,
     max_states)``, the whole walk, and ``rows(plan, states)``, the outcome record of ended

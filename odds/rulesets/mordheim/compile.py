@@ -6,6 +6,7 @@ from typing import NamedTuple
 import numpy as np
 
 from odds.core.effects import REROLLS, final_faces, succeeds
+from odds.rulesets.mordheim.laws import with_laws
 from odds.rulesets.mordheim.rules import NO_SAVE, charts, contact_pairs, warriors
 
 EXTRA_COLUMNS = ("attacker_knocked_down", "defender_knocked_down", "attacker_stunned",
@@ -57,8 +58,7 @@ class Plan(NamedTuple):
     charger: int
     all_alone: bool
     max_rounds: int
-    # the rule text's (fight.py) laws and numbers: laws.with_laws fills them in, for the
-    # exact solver (the simulation's kernel rolls its dice)
+    # the rule text's (fight.py) laws and numbers: laws.with_laws fills them in
     ganged: bool = False           # a warrior touches two or more enemies (All Alone, R1-11)
     most_hits: int = 0             # a strike's most hits: blows while frenzied, off hand
     pair: np.ndarray = None        # (N, N) the index of a pair in base contact, -1 if none
@@ -67,6 +67,7 @@ class Plan(NamedTuple):
     ld_law: np.ndarray = None      # [warrior]: passes, fails a 2D6 test (Fear, All Alone)
     helmet_law: np.ndarray = None  # [warrior]: stunned, knocked down instead
     tie_law: np.ndarray = None     # [strikers tied]: which of them strikes first
+    warriors: int = 0              # N (a constant in a kernel variant: fight.known)
 
 
 def reroll_code(reroll: str | None) -> int:
@@ -140,7 +141,7 @@ def compile_plan(scenario) -> Plan:
             crit_on[i, k] = min(h.crit_on, kept[i].crit_on)
     fists = each(lambda w, k: w.weapons[0].single_attack)
     blows = np.where(fists, 1, profile("A"))
-    return Plan(
+    return with_laws(Plan(
         side=each(lambda w, k: w.side), ws=profile("WS"), strength=profile("S"),
         toughness=profile("T"), wounds=profile("W"), initiative=profile("I"),
         leadership=profile("Ld"),
@@ -167,4 +168,4 @@ def compile_plan(scenario) -> Plan:
         wound_need=wound_need(hit_strength, ws, kept, to_wound),
         save_by_strength=np.array(save_by_strength, np.int64),
         charger=charger, all_alone=bool(scenario.engagement["all_alone"]),
-        max_rounds=int(scenario.simulation["max_rounds"]))
+        max_rounds=int(scenario.simulation["max_rounds"]), warriors=n))

@@ -1,13 +1,11 @@
 """The mordheim exact solver: the rule text (fight.py) replayed once for every way each stage
-can go, from the compiled plan; the walk and its state table are odds.core.walk's. (The
-simulation still plays kernel.py, one die at a time, until the rule text simulates as
-fast: issue 28.) The counts (wounds, knocked-down and stunned results, parries, criticals)
+can go, from the same compiled plan the kernel reads; the walk and its state table are
+odds.core.walk's. The counts (wounds, knocked-down and stunned results, parries, criticals)
 are tallies: each state carries their distributions, so they multiply no states."""
 from __future__ import annotations
 
 from odds.core import walk
 from odds.rulesets.mordheim import fight
-from odds.rulesets.mordheim.laws import with_laws
 
 COMPILED = walk.solver(fight)
 # each state carries its ten counts' distributions over every value they could reach in
@@ -22,4 +20,4 @@ def covers(scenario) -> str | None:
 
 def solve(plan, max_states: int):
     """(rows, weights, most live states): see :mod:`odds.core.exact`."""
-    return walk.solve(COMPILED, fight, with_laws(plan), max_states)
+    return walk.solve(COMPILED, fight, plan, max_states)

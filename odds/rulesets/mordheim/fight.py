@@ -1,6 +1,6 @@
 """The mordheim rule text: a close combat of individual warriors written once, for a kernel
-and the exact solver alike (the shape is described in ``odds/rulesets/README.md``); the
-exact solver plays it, the simulation still kernel.py (issue 28).
+and the exact solver alike (the shape is described in ``odds/rulesets/README.md``): the
+kernel (kernel.py) samples it, the exact solver (exact.py) enumerates it.
 
 - **Laws** (:mod:`odds.rulesets.mordheim.laws`, once a plan): a strike's blows and the parry
   as one pick, each hit's wounds and injuries as one pick, Fear and All Alone tests, the
@@ -24,6 +24,7 @@ from odds.core.dice import pick, picked, resumed
 from odds.core.outcome import ATTACKER, DEFENDER, DESTROYED, FLED, MUTUAL, NONE, UNRESOLVED
 from odds.core.packed import slot
 from odds.core.walk import clear
+from odds.rulesets.mordheim.compile import Plan
 from odds.rulesets.mordheim.laws import (
     INJURIES,
     KNOCKED_DOWN,
@@ -47,12 +48,19 @@ TALLIES = tuple(range(WOUNDS, CRITS + 2))
 @njit(cache=True, inline="always")
 def _w(plan, what, i):
     """Where warrior i keeps ``what`` (ST ... SO), unsigned (odds.core.packed.slot)."""
-    return slot(HEAD + what * plan.side.shape[0] + i)
+    return slot(HEAD + what * plan.warriors + i)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def known(plan, sizes):
+    """``plan`` with its number of warriors a constant of a kernel variant's compiled code
+    (odds.core.walk.kernel): the loops over the warriors unroll."""
+    return Plan(*plan[:-1], sizes[0])  # warriors: the plan's last field
 
 
 @njit(cache=True, inline="always")
 def fields(plan):
-    return HEAD + 9 * plan.side.shape[0]
+    return HEAD + 9 * plan.warriors
 
 
 @njit(cache=True, inline="always")
@@ -65,7 +73,7 @@ def spans(plan):
     """The tallies' spans, a round's most times max_rounds: a side suffers at most two
     wounds from each hit of each enemy's strike and free hit (R1-7, R1-11), an injury from
     each, and parries once and strikes one critical a warrior (R1-5, R1-7)."""
-    n = plan.side.shape[0]
+    n = plan.warriors
     out = np.zeros((len(TALLIES), 2), np.int64)
     for s in range(2):
         mine, enemies, wounds = 0, 0, 0
@@ -85,7 +93,7 @@ def spans(plan):
 def clock(plan, state):
     """How far the fight has come: the round, then its phase, the striker (or the warrior
     testing All Alone) and the hit he is at."""
-    n = plan.side.shape[0]
+    n = plan.warriors
     most = plan.most_hits
     strike = 3 + most
     alone = 1 + 2 * n
@@ -112,7 +120,7 @@ def clock(plan, state):
 def begin(plan, state):
     """The state before the fight: every warrior standing, unhurt."""
     clear(state)
-    for i in range(plan.side.shape[0]):
+    for i in range(plan.warriors):
         state[_w(plan, WN, i)] = plan.wounds[i]
         state[PRESENT + plan.side[i]] += 1
     state[WINNER] = NONE
@@ -162,7 +170,7 @@ def _next_round(plan, state):
         _end(plan, state, NONE, UNRESOLVED)
         return
     state[ROUNDS] += 1
-    n = plan.side.shape[0]
+    n = plan.warriors
     active = _active(plan, state)
     for i in range(n):
         for f in (PU, CU, RE, SO):
@@ -190,7 +198,7 @@ def _next_round(plan, state):
 def _fear(plan, dice, state):
     """R1-6: in the first round each charged warrior who tests for Fear and touches a
     Fear-causing enemy tests: 2D6 above his Ld fails, and he hits only on 6s this round."""
-    n = plan.side.shape[0]
+    n = plan.warriors
     if state[ROUNDS] == 1:
         for i in range(resumed(dice, state, AT), n):
             if plan.side[i] == plan.charger or plan.tests_fear[i] == 0:
@@ -222,7 +230,7 @@ def _next_striker(plan, dice, state):
     """The next striker: of those still to strike, the first by :func:`_key`, a roll-off
     between equals (one of them, each as likely); he strikes if he still stands. After the
     last, All Alone (R1-11), then the round's end."""
-    n = plan.side.shape[0]
+    n = plan.warriors
     r = 0 if state[ROUNDS] == 1 else 1
     while True:
         if not (_present(plan, state, 0) and _present(plan, state, 1)):
@@ -263,7 +271,7 @@ def _target(plan, state, x):
     """Whom x strikes (R1-3): the first standing enemy he touches; else he takes a stunned
     one out of action (no dice: False), else he strikes a knocked-down one. False when he
     strikes no one."""
-    n = plan.side.shape[0]
+    n = plan.warriors
     stunned, down = -1, -1
     for j in range(n):
         if plan.contact[x, j] == 1:
@@ -394,7 +402,7 @@ def _retire(plan, state, i, status):
 def _alone(plan, state, x, active):
     """x tests All Alone (R1-11): the active side's only warrior standing, touching two or
     more standing enemies, not Immune to Psychology nor (still) frenzied."""
-    n = plan.side.shape[0]
+    n = plan.warriors
     if plan.side[x] != active or state[_w(plan, ST, x)] != STANDING:
         return False
     if plan.steady[x] == 1 or (plan.frenzied[x] == 1 and state[_w(plan, CA, x)] == 0):
@@ -414,7 +422,7 @@ def _all_alone(plan, dice, state):
     """R1-11, after the strikes while both sides are in the fight: a warrior all alone tests
     2D6 against his Ld; on a failure each standing enemy touching him hits him once
     (:func:`_free_hits`), and if he is still in the fight he flees. Then the round ends."""
-    n = plan.side.shape[0]
+    n = plan.warriors
     if plan.all_alone and plan.ganged:
         active = _active(plan, state)
         for x in range(state[AT], n):  # the kernel too comes back after free hits
@@ -440,7 +448,7 @@ def _free_hits(plan, dice, state):
     """The free hits on the warrior at AT who failed All Alone: each standing enemy
     touching him, in order, one hit with his main hand, while he is in the fight; then he
     flees if he still is (R1-11)."""
-    n = plan.side.shape[0]
+    n = plan.warriors
     x = state[AT]
     for j in range(state[J], n):
         if state[Y] == 0:  # Y: 1 while j's hit is under way
@@ -471,7 +479,7 @@ def _round_end(plan, state):
     else:
         loser = 0 if not left0 else 1
         end = DESTROYED
-        for i in range(plan.side.shape[0]):
+        for i in range(plan.warriors):
             if plan.side[i] == loser and state[_w(plan, ST, i)] == GONE:
                 end = FLED
         _end(plan, state, DEFENDER if loser == 0 else ATTACKER, end)
@@ -481,7 +489,7 @@ def _round_end(plan, state):
 def _end(plan, state, winner, end):
     """The fight is over: its outcome and each side's warriors out of action kept, the rest
     forgotten, so that fights that end alike are one state."""
-    for i in range(plan.side.shape[0]):
+    for i in range(plan.warriors):
         state[LOST + plan.side[i]] += state[_w(plan, ST, i)] == OUT_OF_ACTION
     for f in range(PHASE, LOST):  # PRESENT too
         state[f] = 0

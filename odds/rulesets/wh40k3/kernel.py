@@ -11,15 +11,6 @@ from odds.core import walk
 from odds.rulesets.wh40k3 import fight
 
 MOST_GROUPS, MOST_UNITS = 3, 2
-_variants = {}  # (groups, units) or None -> the compiled loop over trials
-
-
-def entry(plan):
-    """The compiled loop over trials (one thread's share) of the plan's variant."""
-    sizes = _sizes(plan)
-    if sizes not in _variants:
-        _variants[sizes] = walk.kernel(fight, variant=sizes or 0)
-    return _variants[sizes]
 
 
 def variant(plan) -> str:
@@ -35,6 +26,9 @@ def variant(plan) -> str:
 def _sizes(plan):
     groups, units = plan.packed.G, plan.packed.U
     return (groups, units) if groups <= MOST_GROUPS and units <= MOST_UNITS else None
+
+
+entry = walk.variants(fight, _sizes)  # the plan's variant, compiled on its first use
 
 
 def play_chunk(plan, seed, first_trial, out):

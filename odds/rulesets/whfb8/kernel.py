@@ -14,15 +14,6 @@ from odds.core import walk
 from odds.rulesets.whfb8 import fight, kernel_one
 
 MOST_BODIES, MOST_UNITS = 4, 2
-_variants = {}  # (bodies, units) or None -> the compiled loop over trials
-
-
-def entry(plan):
-    """The compiled loop over trials (one thread's share) of the plan's variant."""
-    sizes = _sizes(plan)
-    if sizes not in _variants:
-        _variants[sizes] = walk.kernel(fight, variant=sizes or 0)
-    return _variants[sizes]
 
 
 def variant(plan) -> str:
@@ -42,6 +33,9 @@ def variant(plan) -> str:
 def _sizes(plan):
     bodies, units = plan.packed.G, plan.packed.U
     return (bodies, units) if bodies <= MOST_BODIES and units <= MOST_UNITS else None
+
+
+entry = walk.variants(fight, _sizes)  # the plan's variant, compiled on its first use
 
 
 def play_chunk(plan, seed, first_trial, out):
