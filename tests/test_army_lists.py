@@ -746,10 +746,13 @@ def test_python_arguments_are_checked():
 # -- untrusted files -----------------------------------------------------------------------------
 
 def _zip(members: dict[str, bytes]) -> bytes:
+    """A zip of ``members``, the same bytes in every process (a fixed date: the test ids
+    hold the bytes, and pytest-xdist's workers must collect the same ids)."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
         for name, data in members.items():
-            z.writestr(name, data)
+            z.writestr(zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0)), data,
+                       compress_type=zipfile.ZIP_DEFLATED)
     return buffer.getvalue()
 
 
