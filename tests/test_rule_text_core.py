@@ -210,31 +210,66 @@ def test_the_walk_lets_fights_behind_catch_up_so_equal_states_meet():
 def test_table_adds_shifted_masses_and_refuses_what_leaves_the_span():
     """An entry of the walk's table takes masses shifted by what a stage added to each
     graded field, times the stage's chance; equal cores are one entry; a mass shifted out of
-    its field's span is refused (the rule text's spans are too narrow)."""
+    its field's span is refused (the rule text's spans are too narrow); a pool too full to
+    move a window adds nothing and asks for the table rebuilt, which keeps every mass."""
     base = np.array([0, 4])  # one graded field, values 0 .. 3
-    tab = states.table(2, 3, 4, 1)
+
+    def masses(tab, e):
+        out = np.zeros(4)
+        states.dense(tab, e, base, out)
+        return out.tolist()
+
+    tab = states.table(2, 3, 1)
     key = [0, 1, 2, 0]  # three fields, padded to a whole packed word (states.width)
     assert states.width(3) == len(key)
     e = states.entry(tab, np.array(key), 5)
     mass = np.array([0.5, 0.5, 0.0, 0.0])
     low, high = np.array([0]), np.array([1])
-    assert states.add(tab, e, mass, low, high, np.array([1]), base, 0.5)
+    assert states.add(tab, e, mass, low, high, np.array([1]), base, 0.5) == states.ADDED
     assert states.entry(tab, np.array(key), 5) == e
-    assert states.add(tab, e, mass, low, high, np.array([2]), base, 0.5)
-    assert tab[1][e].tolist() == [0.0, 0.25, 0.5, 0.25]
+    assert states.add(tab, e, mass, low, high, np.array([2]), base, 0.5) == states.ADDED
+    assert masses(tab, e) == [0.0, 0.25, 0.5, 0.25]
     assert (tab[2][e][0], tab[3][e][0]) == (1, 3)
-    assert not states.add(tab, e, mass, low, high, np.array([3]), base, 1.0)
+    assert states.add(tab, e, mass, low, high, np.array([3]), base, 1.0) == states.BEYOND
     other = states.entry(tab, np.array([0, 1, 3, 0]), 6)
     assert other not in (e, -1) and tab[7][0] == 2
     assert states.entry(tab, np.array([0, 1, 4, 0]), 6) == -1  # full: the walk grows it
-    grown = states.rebuilt(tab, 4)
+    tab[7][2] = len(tab[1])  # the pool used up: a new window has no room
+    assert states.add(tab, other, mass, low, high, np.array([0]), base, 1.0) == states.NO_ROOM
+    assert masses(tab, other) == [0.0] * 4
+    grown = states.rebuilt(tab, 4, 4)
+    assert states.add(grown, other, mass, low, high, np.array([0]), base, 1.0) == states.ADDED
     third = states.entry(grown, np.array([0, 1, 4, 0]), 6)
     assert grown[7][0] == 3 and third >= 0
-    assert grown[1][states.entry(grown, np.array(key), 5)].tolist() == \
-        [0.0, 0.25, 0.5, 0.25]
+    assert masses(grown, states.entry(grown, np.array(key), 5)) == [0.0, 0.25, 0.5, 0.25]
+    assert masses(grown, other) == [0.5, 0.5, 0.0, 0.0]
     assert states.unpacked(grown[0][:3]).tolist() == [key, [0, 1, 3, 0], [0, 1, 4, 0]]
 
 
+def test_table_windows_cover_only_the_values_reached():
+    """Each field's masses take a window of the pool as long as the values they reached and
+    half again (odds.core.states: sparse), not the field's whole span; a window outgrown
+    moves, its masses with it, and the whole stays exact."""
+    span = 1000
+    base = np.array([0, span, 2 * span])  # two graded fields, values 0 .. 999 each
+    tab = states.table(4, 3, 2)
+    e = states.entry(tab, np.array([0, 1, 2, 0]), 0)
+    mass = np.zeros(2 * span)
+    mass[[0, 1, span + 5]] = 0.25, 0.75, 1.0
+    low, high = np.array([0, 5]), np.array([1, 5])
+    expected = np.zeros(2 * span)
+    for step in range(60):
+        shift = np.array([step, 2 * step])
+        while (added := states.add(tab, e, mass, low, high, shift, base, 1 / 60)) \
+                == states.NO_ROOM:
+            tab = states.rebuilt(tab, 4, 2 * span)
+        assert added == states.ADDED
+        expected[shift[0]:shift[0] + 2] += mass[:2] / 60
+        expected[span + 5 + shift[1]] += 1 / 60
+    out = np.zeros(2 * span)
+    states.dense(tab, e, base, out)
+    assert np.allclose(out, expected, rtol=0, atol=1e-15)
+    assert tab[11][e].sum() <= 1.5 * (61 + 119) + 4  # the windows: values reached, half again
 @pytest.mark.parametrize("seed", range(5))
 def test_table_keeps_each_field_in_16_bits_and_refuses_one_outside(seed):
     """A core is packed four fields a word: every field from -32,768 to 32,767 comes back
@@ -243,7 +278,7 @@ def test_table_keeps_each_field_in_16_bits_and_refuses_one_outside(seed):
     rng = np.random.default_rng(seed)
     keys = rng.integers(-32768, 32768, size=(50, 8))
     keys[:, 0] = [-32768, 32767] * 25
-    tab = states.table(64, 7, 1, 0)
+    tab = states.table(64, 7, 0)
     entries = [states.entry(tab, keys[i], 0) for i in range(50)]
     assert entries == list(range(50))
     assert states.unpacked(tab[0][:50]).tolist() == keys.tolist()
@@ -262,26 +297,24 @@ def test_table_keeps_each_field_in_16_bits_and_refuses_one_outside(seed):
 def test_tallies_paired_by_quantile_keep_each_distribution():
     """An ended core's tallies become states that pair their values by quantile: each
     tally's distribution given the core is kept exactly, at most one state per value."""
-    cores = states.table(2, 4, 1, 0)  # the two cores, packed as the walk keeps them
-    for core in (7, 8):
-        states.entry(cores, np.array([1, core, 0, 0]), 0)
-    keys = cores[0]
+    tab = states.table(2, 4, 2)  # the two cores and their tallies, as the walk keeps them
     graded = np.array([2, 3])
-    # tally 2 takes values 0 .. 5, tally 3 values 0 .. 9: one row of masses each, after
-    # another
+    # tally 2 takes values 0 .. 5, tally 3 values 0 .. 9: a dense row of masses each, after
+    # another, added to the core's entry
     tallies = [{7: {0: 0.25, 2: 0.75}, 8: {5: 1.0}},
                {7: {1: 0.1, 3: 0.3, 4: 0.6}, 8: {0: 0.75, 9: 0.25}}]
     base = np.array([0, 6, 16])
-    mass = np.zeros((2, 16))
-    low = np.zeros((2, 2), np.int64)
-    high = np.zeros((2, 2), np.int64)
-    for e, core in enumerate((7, 8)):
+    for core in (7, 8):
+        e = states.entry(tab, np.array([1, core, 0, 0]), 0)
+        mass = np.zeros(16)
+        low, high = np.zeros(2, np.int64), np.zeros(2, np.int64)
         for j, tally in enumerate(tallies):
             for value, m in tally[core].items():
-                mass[e, base[j] + value] = m
-            low[e, j], high[e, j] = min(tally[core]), max(tally[core])
-    got_states, weights = states.paired(keys, mass, low, high, base, np.zeros(2, np.int64),
-                                        graded)
+                mass[base[j] + value] = m
+            low[j], high[j] = min(tally[core]), max(tally[core])
+        assert states.add(tab, e, mass, low, high, np.zeros(2, np.int64), base, 1.0) == \
+            states.ADDED
+    got_states, weights = states.paired(tab, np.zeros(2, np.int64), graded)
     assert len(got_states) <= 4 + 2  # core 7: at most 2 + 3 - 1 states; core 8: 2 + 1 - 1
     for core in (7, 8):
         mine = got_states[:, 1] == core

@@ -2,21 +2,28 @@
 every rule text.
 
 An entry is a **core** (the state vector with its graded fields at 0) and, for each graded
-field, the distribution of its value given the core: a dense row of masses over the field's
-span (``odds.core.walk``: a rule text's tallies, and its signed field), with the range its
-mass occupies (``low`` .. ``high``), so that adding one entry's masses into another, shifted
-by what a stage added to the field, touches only that range. A rule text without graded
-fields keeps one mass an entry. A core is kept **packed**, four fields of 16 bits a word
-(every field of a rule text's state is a count, a code or a mark far inside ±32,767;
-:func:`entry` refuses one outside), so that hashing, comparing and copying it reads a
-quarter of the memory. The walk's state vectors are :func:`width` long, the fields padded
-to whole words. Entries are found by an open-addressing hash of the core: each slot holds
-an entry's index and its core's hash, so that a probe compares whole cores only where the
-hashes agree.
+field, the distribution of its value given the core: masses over the values its mass
+occupies (``low`` .. ``high``, counted from the field's lowest value), so that adding one
+entry's masses into another, shifted by what a stage added to the field, touches only that
+range. The masses are kept **sparse**: each field of an entry has a window of the table's
+pool (``at``: where it starts, ``origin``: the value its first mass stands for, ``room``:
+its length), made when its first mass comes and moved, a half again as long, when a mass
+falls outside it (:func:`add`; the pool is compacted and grown by :func:`rebuilt`). A window
+covers the values the entry has reached, not the field's whole span (a round's most times
+the rounds: about 1,300 numbers a state for three Mordheim warriors against two, of which
+an ended state used about 150). A rule text without graded fields keeps one mass an entry,
+a window of one. A core is kept **packed**, four fields of 16 bits a word (every field of a
+rule text's state is a count, a code or a mark far inside ±32,767; :func:`entry` refuses one
+outside), so that hashing, comparing and copying it reads a quarter of the memory. The
+walk's state vectors are :func:`width` long, the fields padded to whole words. Entries are
+found by an open-addressing hash of the core: each slot holds an entry's index and its
+core's hash, so that a probe compares whole cores only where the hashes agree.
 
-A table is a tuple (keys, mass, low, high, clock, live, slots, count, packed): count[0]
-entries are used, count[1] of them no longer live (played: their stage's children are
-elsewhere); packed is room for the core being looked up.
+A table is a tuple (keys, pool, low, high, clock, live, slots, count, packed, at, origin,
+room): count[0] entries are used, count[1] of them no longer live (played: their stage's
+children are elsewhere), count[2] numbers of the pool; packed is room for the core being
+looked up. The walk plays a stage's entries (:func:`taken`) one at a time from a dense row
+(:func:`spread`: each field's masses over its whole span, from ``base[j]``).
 """
 from __future__ import annotations
 
@@ -26,22 +33,25 @@ from numba import njit
 EMPTY = -1
 LANES = 4  # fields packed in a word
 OUTSIDE = -2  # entry(): a field outside -32,768 .. 32,767
+ADDED, BEYOND, NO_ROOM = 0, 1, 2  # add(): done; a mass beyond its span; the pool is full
 _ODD = np.random.default_rng(40).integers(1, 1 << 62, size=4096, dtype=np.int64) * 2 + 1
 
 
 @njit(cache=True)
-def table(cap, fields, width, graded):
-    """An empty table with room for ``cap`` entries of ``fields`` fields, ``width`` masses
-    (every graded field's span, one after another; 1 without graded fields) and ``graded``
-    graded fields."""
+def table(cap, fields, graded, pool=0):
+    """An empty table with room for ``cap`` entries of ``fields`` fields with ``graded``
+    graded fields (0: one mass an entry), and a pool of ``pool`` masses (at least 8 an
+    entry's field)."""
     size = 16
     while size < 2 * cap:
         size *= 2
     words = (fields + LANES - 1) // LANES
-    return (np.empty((cap, words), np.int64), np.zeros((cap, width)),
-            np.zeros((cap, max(graded, 1)), np.int64), np.zeros((cap, max(graded, 1)), np.int64),
+    g = max(graded, 1)
+    return (np.empty((cap, words), np.int64), np.zeros(max(pool, 8 * cap * g)),
+            np.zeros((cap, g), np.int64), np.zeros((cap, g), np.int64),
             np.zeros(cap, np.int64), np.zeros(cap, np.bool_), np.full((size, 2), EMPTY, np.int64),
-            np.zeros(2, np.int64), np.zeros(words, np.int64))
+            np.zeros(3, np.int64), np.zeros(words, np.int64), np.zeros((cap, g), np.int64),
+            np.zeros((cap, g), np.int64), np.zeros((cap, g), np.int64))
 
 
 @njit(cache=True)
@@ -129,6 +139,8 @@ def entry(tab, state, clock):
     tab[7][0] += 1
     for i in range(len(key)):
         tab[0][e, i] = key[i]
+    for j in range(tab[11].shape[1]):
+        tab[11][e, j] = 0  # no window yet
     _empty(tab, e)
     tab[4][e] = clock
     tab[5][e] = True
@@ -139,9 +151,11 @@ def entry(tab, state, clock):
 
 @njit(cache=True, _nrt=False, forceinline=True)
 def _empty(tab, e):
-    for x in range(tab[1].shape[1]):
-        tab[1][e, x] = 0.0
+    """Entry e without masses (its windows, if any, kept and cleared)."""
+    pool, at, room = tab[1], tab[9], tab[11]
     for j in range(tab[2].shape[1]):
+        for x in range(at[e, j], at[e, j] + room[e, j]):
+            pool[x] = 0.0
         tab[2][e, j] = np.iinfo(np.int64).max
         tab[3][e, j] = -1
 
@@ -157,7 +171,7 @@ def copy(source, target):
 @njit(cache=True, _nrt=False)
 def earliest(tab):
     """The least clock of a live entry (the table has one)."""
-    keys, mass, low, high, clock, live, _, count, _ = tab
+    clock, live, count = tab[4], tab[5], tab[7]
     least = np.iinfo(np.int64).max
     for e in range(count[0]):
         if live[e] and clock[e] < least:
@@ -167,72 +181,175 @@ def earliest(tab):
 
 @njit(cache=True)
 def taken(tab, least):
-    """The live entries whose clock is ``least``, copied out (state vectors, masses, lows,
-    highs) and no longer live: the stage to play."""
-    keys, mass, low, high, clock, live, _, count, _ = tab
-    n = 0
-    for e in range(count[0]):
-        n += live[e] and clock[e] == least
-    out = (np.empty((n, keys.shape[1] * LANES), np.int64), np.empty((n, mass.shape[1])),
-           np.empty((n, low.shape[1]), np.int64), np.empty((n, high.shape[1]), np.int64))
-    b = 0
+    """The live entries whose clock is ``least``, copied out and no longer live: the stage to
+    play. Their state vectors, their masses one after another (field j of the b-th from
+    ``first[b, j]``: its masses over ``low[b, j]`` .. ``high[b, j]``), firsts, lows, highs;
+    :func:`spread` makes one a dense row."""
+    keys, low, high, clock, live, count = tab[0], tab[2], tab[3], tab[4], tab[5], tab[7]
+    n, size = 0, 0
     for e in range(count[0]):
         if live[e] and clock[e] == least:
-            unpack(keys[e], out[0][b])
-            copy(mass[e], out[1][b])
-            copy(low[e], out[2][b])
-            copy(high[e], out[3][b])
+            n += 1
+            for j in range(low.shape[1]):
+                size += max(high[e, j] - low[e, j] + 1, 0)
+    out = (np.empty((n, keys.shape[1] * LANES), np.int64), np.empty(size),
+           np.empty((n, low.shape[1]), np.int64), np.empty((n, low.shape[1]), np.int64),
+           np.empty((n, high.shape[1]), np.int64))
+    cores, masses, first, lows, highs = out
+    pool, at, origin = tab[1], tab[9], tab[10]
+    b, f = 0, 0
+    for e in range(count[0]):
+        if live[e] and clock[e] == least:
+            unpack(keys[e], cores[b])
+            for j in range(low.shape[1]):
+                first[b, j] = f
+                for x in range(low[e, j], high[e, j] + 1):
+                    masses[f] = pool[at[e, j] + x - origin[e, j]]
+                    f += 1
+            copy(low[e], lows[b])
+            copy(high[e], highs[b])
             live[e] = False
             b += 1
     count[1] += n
     return out
 
 
+@njit(cache=True, _nrt=False, forceinline=True)
+def spread(masses, first, low, high, base, out):
+    """One entry's masses as :func:`taken` gives them (``masses`` from ``first[j]``, field
+    j's over ``low[j]`` .. ``high[j]``) into the dense row ``out``: field j's over its span
+    from ``base[j]`` (the one mass at 0 without graded fields), zeros elsewhere."""
+    for x in range(len(out)):
+        out[x] = 0.0
+    for j in range(len(low)):
+        start = base[j] if len(base) > 1 else 0
+        for x in range(low[j], high[j] + 1):
+            out[start + x] = masses[first[j] + x - low[j]]
+
+
+@njit(cache=True, _nrt=False)
+def dense(tab, e, base, out):
+    """Entry e's masses into the zeroed row ``out``, as :func:`spread` does."""
+    pool, low, high, at, origin = tab[1], tab[2], tab[3], tab[9], tab[10]
+    for j in range(low.shape[1]):
+        start = base[j] if len(base) > 1 else 0
+        for x in range(low[e, j], high[e, j] + 1):
+            out[start + x] = pool[at[e, j] + x - origin[e, j]]
+
+
 @njit(cache=True)
-def rebuilt(tab, cap):
-    """The table's live entries in a new table with room for ``cap`` (at least them all)."""
-    keys, mass, low, high, clock, live, _, count, _ = tab
-    n = 0
+def rebuilt(tab, cap, most=0):
+    """The table's live entries in a new table with room for ``cap`` (at least them all), each
+    window cut to the values its field reached, in a pool twice their size or as large as
+    before (what the old one's moved windows held is free again), and ``most`` more (room
+    for the add that found the pool full: at most every graded field's span)."""
+    keys, pool, low, high, clock, live, _, count, _, at, origin, room = tab
+    n, used = 0, 0
     for e in range(count[0]):
-        n += live[e]
-    out = table(max(cap, 2 * n, 16), keys.shape[1] * LANES, mass.shape[1], low.shape[1])
+        if live[e]:
+            n += 1
+            for j in range(low.shape[1]):
+                used += max(high[e, j] - low[e, j] + 1, 0)
+    cap = max(cap, 2 * n, 16)
+    out = table(cap, keys.shape[1] * LANES, low.shape[1], max(2 * used, len(pool)) + most)
+    new_pool, new_at, new_origin, new_room = out[1], out[9], out[10], out[11]
     for e in range(count[0]):
         if live[e]:
             f = out[7][0]
             out[7][0] += 1
             copy(keys[e], out[0][f])
-            copy(mass[e], out[1][f])
             copy(low[e], out[2][f])
             copy(high[e], out[3][f])
+            for j in range(low.shape[1]):
+                length = max(high[e, j] - low[e, j] + 1, 0)
+                new_at[f, j], new_origin[f, j], new_room[f, j] = out[7][2], low[e, j], length
+                for x in range(length):
+                    new_pool[out[7][2] + x] = pool[at[e, j] + low[e, j] - origin[e, j] + x]
+                out[7][2] += length
             out[4][f] = clock[e]
             out[5][f] = True
             h = _hash(keys[e])
-            at = _slot(out, keys[e], h)
-            out[6][at, 0] = f
-            out[6][at, 1] = h
+            at_slot = _slot(out, keys[e], h)
+            out[6][at_slot, 0] = f
+            out[6][at_slot, 1] = h
     return out
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
 def add(tab, e, mass, low, high, shift, base, p):
-    """Add the masses ``mass`` (each graded field j's over its ``low[j]`` .. ``high[j]``),
-    each field's shifted by ``shift[j]`` and times ``p``, into entry e. Returns False when a
-    shifted mass falls outside its field's span (the rule text's spans are too narrow)."""
-    row, lo, hi = tab[1], tab[2], tab[3]
+    """Add the masses ``mass`` (a dense row: each graded field j's over its ``low[j]`` ..
+    ``high[j]``, from ``base[j]``), each field's shifted by ``shift[j]`` and times ``p``, into
+    entry e. Returns ADDED; BEYOND when a shifted mass falls outside its field's span (the
+    rule text's spans are too narrow: the walk stops); NO_ROOM, adding nothing, when a
+    window must move and the pool may be too full (:func:`rebuilt`, then add again)."""
     graded = len(base) - 1
     if graded == 0:
-        row[e, 0] += p * mass[0]
-        return True
+        return add_one(tab, e, p * mass[0])
+    pool, lo, hi, at, origin, room, count = tab[1], tab[2], tab[3], tab[9], tab[10], tab[11], \
+        tab[7]
+    if count[2] + base[graded] > len(pool):  # maybe no room to move every window (its span)
+        for j in range(graded):
+            a, b = low[j] + shift[j], high[j] + shift[j]
+            if a < origin[e, j] or b >= origin[e, j] + room[e, j]:
+                return NO_ROOM
     for j in range(graded):
         a, b = low[j] + shift[j], high[j] + shift[j]
-        if a < 0 or b >= base[j + 1] - base[j]:
-            return False
-        start, offset = base[j] + a, base[j] + low[j]
+        span = base[j + 1] - base[j]
+        if a < 0 or b >= span:
+            return BEYOND
+        if a < origin[e, j] or b >= origin[e, j] + room[e, j]:
+            _move(tab, e, j, a, b, span)
+        start, offset = at[e, j] + a - origin[e, j], base[j] + low[j]
         for x in range(b - a + 1):
-            row[e, start + x] += p * mass[offset + x]
+            pool[start + x] += p * mass[offset + x]
         lo[e, j] = min(lo[e, j], a)
         hi[e, j] = max(hi[e, j], b)
-    return True
+    return ADDED
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def add_one(tab, e, m):
+    """Add the mass ``m`` to entry e of a table without graded fields (ADDED or NO_ROOM)."""
+    if tab[11][e, 0] == 0:
+        if tab[7][2] + 1 > len(tab[1]):
+            return NO_ROOM
+        tab[9][e, 0], tab[10][e, 0], tab[11][e, 0] = tab[7][2], 0, 1
+        tab[7][2] += 1
+        tab[2][e, 0] = tab[3][e, 0] = 0
+    tab[1][tab[9][e, 0]] += m
+    return ADDED
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def _window(lo, hi, a, b, span):
+    """The window (first value, length) for a field whose masses cover lo .. hi (none: lo >
+    hi) and take a .. b: both, and half their length again on the side they grew (above,
+    for a field without masses: tallies grow), within the field's span."""
+    if lo > hi:
+        lo, hi = a, a - 1  # as if a .. b lay above: tallies grow
+    first, last = min(lo, a), max(hi, b)
+    extra = (last - first + 2) // 2
+    if a < lo:
+        first = max(first - extra, 0)
+    if b > hi:
+        last = min(last + extra, span - 1)
+    return first, last - first + 1
+
+
+@njit(cache=True, _nrt=False)
+def _move(tab, e, j, a, b, span):
+    """Field j of entry e to a new window at the pool's end taking a .. b as well, its masses
+    moved along (the old window is left to :func:`rebuilt`)."""
+    pool, lo, hi, at, origin, room, count = tab[1], tab[2], tab[3], tab[9], tab[10], tab[11], \
+        tab[7]
+    first, length = _window(lo[e, j], hi[e, j], a, b, span)
+    new = count[2]
+    for x in range(length):
+        pool[new + x] = 0.0
+    for v in range(lo[e, j], hi[e, j] + 1):
+        pool[new + v - first] = pool[at[e, j] + v - origin[e, j]]
+    at[e, j], origin[e, j], room[e, j] = new, first, length
+    count[2] += length
 
 
 @njit(cache=True)
@@ -247,6 +364,16 @@ def total(mass, low, high, base):
 
 
 @njit(cache=True)
+def one_masses(tab):
+    """Each entry's one mass, of a table without graded fields."""
+    out = np.zeros(tab[7][0])
+    for e in range(tab[7][0]):
+        if tab[11][e, 0]:
+            out[e] = tab[1][tab[9][e, 0]]
+    return out
+
+
+@njit(cache=True)
 def unpacked(keys):
     """Packed cores as state vectors, one a row."""
     out = np.empty((len(keys), keys.shape[1] * LANES), np.int64)
@@ -256,13 +383,15 @@ def unpacked(keys):
 
 
 @njit(cache=True)
-def paired(keys, mass, low, high, base, lows, graded):
-    """The ended entries (``keys`` packed) as state vectors with their masses: each entry's
-    tallies ``graded`` (state fields; the field of span start ``lows[j]``) paired by
+def paired(tab, lows, graded):
+    """The entries of the table ``tab`` (the walk's ended states) as state vectors with their
+    masses: each entry's tallies ``graded`` (state fields; the field of span start ``lows[j]``) paired by
     quantile, walking their values upward together (the north-west corner rule: a state
     takes the least mass left at the current values, then every field whose mass there is
     used up moves on), so each keeps its distribution given the core exactly, at most one
     state a value."""
+    pool, low, high, at, origin = tab[1], tab[2], tab[3], tab[9], tab[10]
+    keys = tab[0][:tab[7][0]]
     k = len(graded)
     rows = 0
     for e in range(len(keys)):
@@ -272,30 +401,31 @@ def paired(keys, mass, low, high, base, lows, graded):
     states = np.empty((rows, keys.shape[1] * LANES), np.int64)
     weights = np.empty(rows)
     n = 0
-    at = np.zeros(k, np.int64)
+    place = np.zeros(k, np.int64)
     left = np.zeros(k)
     for e in range(len(keys)):
         for j in range(k):
-            at[j] = low[e, j]
-            left[j] = mass[e, base[j] + at[j]]
+            place[j] = low[e, j]
+            left[j] = pool[at[e, j] + place[j] - origin[e, j]]
         while True:
             w = left.min()
             unpack(keys[e], states[n])
             for j in range(k):
-                states[n, graded[j]] = lows[j] + at[j]
+                states[n, graded[j]] = lows[j] + place[j]
             weights[n] = w
             n += 1
             done = False
             for j in range(k):
                 left[j] -= w
                 if left[j] <= 0.0:
-                    at[j] += 1
-                    while at[j] <= high[e, j] and mass[e, base[j] + at[j]] == 0.0:
-                        at[j] += 1
-                    if at[j] > high[e, j]:
+                    place[j] += 1
+                    while place[j] <= high[e, j] and \
+                            pool[at[e, j] + place[j] - origin[e, j]] == 0.0:
+                        place[j] += 1
+                    if place[j] > high[e, j]:
                         done = True
                     else:
-                        left[j] = mass[e, base[j] + at[j]]
+                        left[j] = pool[at[e, j] + place[j] - origin[e, j]]
             if done:
                 break
     return states[:n], weights[:n]

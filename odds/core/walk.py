@@ -179,9 +179,12 @@ def solver(fight):
             if f < 0:
                 again(path)
                 return FULL_ENDED if over else FULL_LIVE
-            if over and not tallied:
-                ended[1][f, 0] += p * whole
-            elif not states.add(table, f, mass, low, high, shift, base, p):
+            added = states.add_one(table, f, p * whole) if over and not tallied else \
+                states.add(table, f, mass, low, high, shift, base, p)
+            if added == states.NO_ROOM:  # the pool is full: the walk grows it
+                again(path)
+                return FULL_ENDED if over else FULL_LIVE
+            if added:
                 return OUTSIDE
             more = next_path(path)
         return 0
@@ -213,8 +216,8 @@ def solver(fight):
             first[graded[j]] = 0
         if k == 0:
             mass[0] = 1.0
-        live = states.table(64, len(first), width, k)
-        ended = states.table(64, len(first), width if tallied else 1, k if tallied else 0)
+        live = states.table(64, len(first), k, 2 * width)  # room to move every window
+        ended = states.table(64, len(first), k if tallied else 0, 2 * width)
         view, done = unowned(live), unowned(ended)
         e = states.entry(view, first, _after(fight.clock(plan, first), 0))
         if e == states.OUTSIDE:
@@ -227,7 +230,7 @@ def solver(fight):
                 return 0, most, stages, ended
             least = states.earliest(view)
             played = states.taken(view, least)  # the stage: the states furthest behind
-            cores, core_mass, core_low, core_high = unowned(played)
+            cores, core_mass, core_first, core_low, core_high = unowned(played)
             for b in range(len(cores)):
                 split = signed >= 0 and fight.reads_sign(plan, cores[b])
                 first, last = 0, 0  # the classes of the signed field's values read: its
@@ -236,7 +239,8 @@ def solver(fight):
                         else (-1, 1)
                 for sign in range(first, last + 1):
                     states.copy(cores[b], state)
-                    states.copy(core_mass[b], mass)
+                    states.spread(core_mass, core_first[b], core_low[b], core_high[b], base,
+                                  mass)
                     states.copy(core_low[b], low)
                     states.copy(core_high[b], high)
                     if split:  # read: one class of its values at a time
@@ -263,10 +267,10 @@ def solver(fight):
                         if status == FULL_LIVE:
                             count = view[7]  # played entries dropped; grown if need be
                             live = states.rebuilt(live, max(len(live[0]),
-                                                            4 * (count[0] - count[1])))
+                                                            4 * (count[0] - count[1])), width)
                             view = unowned(live)
                         elif status == FULL_ENDED:
-                            ended = states.rebuilt(ended, 2 * len(ended[0]))
+                            ended = states.rebuilt(ended, 2 * len(ended[0]), width)
                             done = unowned(ended)
                         elif status:
                             return status, most, stages, ended
@@ -357,13 +361,11 @@ def _outcomes(status, most, stages, ended, fight, plan, rows, max_states):
         raise TooWide()
     if status:
         raise RuntimeError(f"the exact walk stopped: {WHY[status]}")
-    keys, mass, low, high = (a[:ended[7][0]] for a in ended[:4])
     if len(fight.TALLIES):
-        base, lows = _spans(fight, plan)
-        states_, weights = states.paired(keys, mass, low, high, base, lows,
+        states_, weights = states.paired(ended, _lows(fight, plan),
                                          np.asarray(fight.TALLIES, np.int64))
     else:
-        states_, weights = states.unpacked(keys), mass[:, 0]
+        states_, weights = states.unpacked(ended[0][:ended[7][0]]), states.one_masses(ended)
     kept = weights > 0.0
     ways, way = _distinct(rows(plan, states_[kept]))  # states that end alike: one row
     return ways, np.bincount(way, weights=weights[kept], minlength=ways.shape[1]), most
@@ -382,11 +384,9 @@ def _distinct(table):
     return ordered[:, new], way
 
 
-def _spans(fight, plan):
-    """Where each graded field's masses start in an entry, and its lowest value."""
-    spans = np.asarray(fight.spans(plan), np.int64)
-    base = np.concatenate([[0], np.cumsum(spans[:, 1] - spans[:, 0] + 1)]).astype(np.int64)
-    return base, spans[:, 0].copy()
+def _lows(fight, plan):
+    """Each graded field's lowest value."""
+    return np.asarray(fight.spans(plan), np.int64)[:, 0].copy()
 
 
 @njit(cache=True, inline="always")

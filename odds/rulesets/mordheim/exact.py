@@ -8,9 +8,10 @@ from odds.core import walk
 from odds.rulesets.mordheim import fight
 
 COMPILED = walk.solver(fight)
-# each state carries its ten counts' distributions over every value they could reach in
-# max_rounds rounds (about 1,300 numbers for three against two): 20,000 states is about 1 GB
-MAX_STATES = 20_000
+# each state carries its ten counts' distributions over the values they reached (odds.core.
+# states keeps them sparse): 40,000 states is about 0.5 GB, and three against two fits
+# (23,000-27,000 states, 11-13 s); three against three (161,000 states, 100 s, 2 GB) does not
+MAX_STATES = 40_000
 
 
 def covers(scenario) -> str | None:
