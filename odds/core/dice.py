@@ -33,6 +33,7 @@ from odds.core.rng import next_u64, uniform
 
 KEPT, ALIAS, CHANCE = 0, 1, 2  # the rows of a law
 MOST_PICKS = 64                # picks one stage of a rule text may make (the solver's paths)
+_TO_UNIT_32 = 1.0 / 4294967296.0  # 2**-32: 32 random bits to [0, 1)
 _AT, _DEPTH, _PATH = 1, 2, 3   # a path: chance, picks made, picks fixed, outcomes, ends
 _ENDS = _PATH + MOST_PICKS
 
@@ -118,7 +119,7 @@ def _draw(dice, law):
     m = law.shape[1]
     r = next_u64(dice)
     j = np.int64(((r >> np.uint64(32)) * np.uint64(m)) >> np.uint64(32))  # the column
-    kept = np.int64(r & np.uint64(0xFFFFFFFF)) * 2.3283064365386963e-10 < law[KEPT, j]
+    kept = np.int64(r & np.uint64(0xFFFFFFFF)) * _TO_UNIT_32 < law[KEPT, j]
     alias = int(law[ALIAS, j])
     return alias + (j - alias) * kept  # branch-free: kept or alias
 

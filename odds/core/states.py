@@ -238,7 +238,7 @@ def dense(tab, e, base, out):
 
 
 @njit(cache=True)
-def rebuilt(tab, cap, most=0):
+def rebuilt(tab, cap, most):
     """The table's live entries in a new table with room for ``cap`` (at least them all), each
     window cut to the values its field reached, in a pool twice their size or as large as
     before (what the old one's moved windows held is free again), and ``most`` more (room

@@ -217,7 +217,7 @@ def solver(fight):
         if k == 0:
             mass[0] = 1.0
         live = states.table(64, len(first), k, 2 * width)  # room to move every window
-        ended = states.table(64, len(first), k if tallied else 0, 2 * width)
+        ended = states.table(64, len(first), k if tallied else 0, 2 * width if tallied else 0)
         view, done = unowned(live), unowned(ended)
         e = states.entry(view, first, _after(fight.clock(plan, first), 0))
         if e == states.OUTSIDE:
