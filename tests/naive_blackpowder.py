@@ -154,6 +154,31 @@ def combat_result(rng, s: Unit, t: Unit, inflicted: int, first: bool, mods) -> i
     return result
 
 
+def order_goes_in(rng, scenario) -> bool:
+    """R4-1: the commander's 2D6 against the modified staff rating, a blunder on the blunder
+    roll (its D6, and a further D6 for a charge's moves); the charge goes in when the moves
+    made towards the target cover the distance."""
+    e = scenario.engagement
+    table = rules.orders()
+    unit = scenario.side(e["charger"]).options
+    rating = e["staff_rating"] + e["command_modifier"]
+    rating += table.modifiers["per_12_inches_from_commander"] * int(e["commander_distance"] / 12)
+    if e["charge_distance"] <= 12:
+        rating += table.modifiers["enemy_within_12_inches"]
+    if unit["formation"] == "attack column":
+        rating += table.modifiers["attack_column"]
+    move = e["move"] or table.move[unit["type"]]
+    roll = d6(rng) + d6(rng)
+    if roll == table.blunder_roll:
+        moves = table.blunder[d6(rng) - 1]
+        made = moves[0] if len(set(moves)) == 1 else moves[d6(rng) - 1]
+    elif roll > rating:
+        return False
+    else:
+        made = table.moves_by_margin[min(rating - roll, len(table.moves_by_margin) - 1)]
+    return made * move >= e["charge_distance"]
+
+
 def fight(scenario, rng: random.Random) -> dict:
     """One charge and melee; the outcome record's values as a dict."""
     mods = tables()[0]
@@ -176,6 +201,9 @@ def fight(scenario, rng: random.Random) -> dict:
                 "attacker_shaken": int(units[0].shaken), "defender_shaken": int(units[1].shaken),
                 "sweeping_advance": int(sweep)}
 
+    if e["staff_rating"] is not None and not order_goes_in(rng, scenario):
+        end = NO_FIGHT
+        return record()
     if reaction == "evade":
         if not e["evade_room"]:
             winner, end = side[c], DESTROYED
@@ -227,6 +255,12 @@ def fight(scenario, rng: random.Random) -> dict:
                 winner = side[1 - c]
                 end = DESTROYED if result == "break" else FLED
                 return record()
+    if charger.charging and charger.has("enemy_tests_on_charge"):  # terrifying charge
+        result = break_test_roll(rng, target, 0)
+        if result != "hold":
+            winner = side[c]
+            end = DESTROYED if result == "break" else FLED
+            return record()
 
     for k in range(scenario.simulation["max_rounds"]):
         first = k == 0

@@ -212,3 +212,32 @@ def test_break_table_bands():
         expected = BREAK if score <= 4 else RETIRE if score <= 6 else HOLD
         assert plan.band[score - LOWEST] == expected, score
     assert plan.shaken_retire_breaks
+
+
+def order_chance(rating, needed):
+    """P(the order brings the charger in) by hand from the bundled table (R4-1): 2D6 at most
+    the rating gives one move (at it or 1 under), two (2 under) or three (3 or more); a 12
+    blunders: a D6 of 5 is one move at the target, a 6 a further D6's moves (1-2 one, 3-4
+    two, 5-6 three)."""
+    moves = {1: 1, 2: 1, 3: 2, 4: 2, 5: 3, 6: 3}
+    blunder = (float(needed <= 1) + sum(moves[d] >= needed for d in range(1, 7)) / 6) / 6
+    two = 2 @ icepool.d6
+    given = sum(float(two.probability(r)) for r in range(2, 12)
+                if r <= rating and (1 if rating - r <= 1 else min(rating - r, 3)) >= needed)
+    return given + float(two.probability(12)) * blunder
+
+
+def test_a_failed_order_is_no_fight_R4_1():
+    """The kernel's fights that never start, against the order table by hand."""
+    out = rows(scenario(unit("H", "cavalry"), unit("D"), staff_rating=8, charge_distance=20))
+    assert_close(out[1] == NO_FIGHT, 1.0 - order_chance(8, 2), "P(no fight)")
+
+
+def test_terrifying_charge_breaks_or_drives_off_before_the_melee():
+    """§5.3: the charged unit's break test with no deduction, before any round."""
+    out = rows(scenario(unit("T", rules=["terrifying charge"]), unit("D")))
+    two = 2 @ icepool.d6
+    before = out[2] == 0
+    assert_close(before & (out[1] == DESTROYED), float((two <= 4).probability(True)), "broken")
+    assert_close(before & (out[1] == FLED), float((two <= 6).probability(True)
+                                                   - (two <= 4).probability(True)), "retired")

@@ -261,3 +261,35 @@ def test_a_long_cap_holds_no_more_states():
     with pytest.raises(exact.TooManyStates) as raised:
         solved(sc.replace(max_rounds=1000), max_states=short - 1)
     assert raised.value.max_states == short - 1 < raised.value.states
+
+@pytest.mark.parametrize("engagement, attacker, rating, needed", [
+    ({"staff_rating": 8, "charge_distance": 20}, closed.unit("H", "cavalry"), 8, 2),
+    # 10" (the enemy within 12": -1), attack column (+1), 30" from the commander (-2), -1 more
+    ({"staff_rating": 8, "charge_distance": 10, "commander_distance": 30,
+      "command_modifier": -1}, closed.unit("I", formation="attack column"), 5, 1),
+    ({"staff_rating": 10, "charge_distance": 30, "move": 10}, closed.unit("I"), 10, 3),
+    ({"staff_rating": 12, "charge_distance": 55}, closed.unit("H", "cavalry"), 12, 4),
+])
+def test_a_failed_order_is_no_fight_R4_1(engagement, attacker, rating, needed):
+    """The order's chance, by hand from the table, is exactly the chance of a fight."""
+    tally = solved(closed.scenario(attacker, closed.unit("D"), **engagement))
+    no_fight = float(tally.outcomes[NONE, NO_FIGHT].sum())
+    assert abs(no_fight - (1.0 - closed.order_chance(rating, needed))) < 1e-12
+    if needed > 3:  # beyond three moves: never in, one state
+        assert no_fight == 1.0 and tally.states == 1
+
+
+def test_terrifying_charge_tests_the_charged_unit_first():
+    """§5.3 terrifying charge: the charged unit's break test, no deduction, before the melee
+    (<= 4 break, 5-6 retire); steady passes it; none when cavalry charges pikes (R4-5)."""
+    terrifying = closed.unit("T", rules=["terrifying charge"])
+    tally = solved(closed.scenario(terrifying, closed.unit("D")))
+    two = 2 @ icepool.d6
+    broken, retired = (two <= 4).probability(True), two.probability(5) + two.probability(6)
+    assert abs(float(tally.outcomes[ATTACKER, DESTROYED, 0]) - float(broken)) < 1e-12
+    assert abs(float(tally.outcomes[ATTACKER, FLED, 0]) - float(retired)) < 1e-12
+    for defender, attacker in [(closed.unit("S", rules=["steady"]), terrifying),
+                               (closed.unit("P", "pikes", 6, 0),
+                                closed.unit("C", "cavalry", rules=["terrifying charge"]))]:
+        tally = solved(closed.scenario(attacker, defender))
+        assert float(tally.outcomes[:, :, 0].sum()) == 0.0

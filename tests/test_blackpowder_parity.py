@@ -88,6 +88,14 @@ SCENARIOS = {
             **FOOT["profile"], "stamina": 6}}, max_rounds=3),
     "R4-6 drawn cavalry melee": scenario(unit("Light horse", "cavalry", 3, 0, morale=6),
                                          unit("Chasseurs", "cavalry", 3, 0, morale=6)),
+    # R4-1 orders to charge (two moves needed, blunders), §5.3 terrifying charge
+    "R4-1 ordered terrifying charge at 20 inches": scenario(
+        unit("Hussars", "cavalry", 6, 0, rules=["terrifying charge"]), FOOT, staff_rating=8,
+        charge_distance=20),
+    "R4-1 attack column ordered from afar, enemy close": scenario(
+        {**FOOT, "formation": "attack column", "rules": ["terrifying charge"]},
+        {**FOOT, "rules": ["steady", "valiant"]}, staff_rating=9, charge_distance=10,
+        commander_distance=25, command_modifier=-1, move=9),
 }
 
 

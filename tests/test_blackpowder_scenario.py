@@ -77,6 +77,16 @@ def test_cli_json_has_the_same_keys_as_wh40k3():
     ({"engagement": {"reaction": "run away"}}, "engagement.reaction"),
     ({"engagement": {"facing": "left"}}, "engagement.facing"),
     ({"weapons": {"pike": {}}}, "weapons"),
+    # R4-1: an order roll needs the distance; the order's keys need the roll
+    ({"engagement": {"staff_rating": 8}}, "engagement.charge_distance"),
+    ({"engagement": {"staff_rating": 8, "charge_distance": 0}}, "engagement.charge_distance"),
+    ({"engagement": {"staff_rating": 13, "charge_distance": 9}}, "engagement.staff_rating"),
+    ({"engagement": {"staff_rating": 8, "charge_distance": float("nan")}},
+     "engagement.charge_distance"),
+    ({"engagement": {"charge_distance": 9}}, "engagement.charge_distance"),
+    ({"engagement": {"move": 12}}, "engagement.move"),
+    ({"engagement": {"commander_distance": 20}}, "engagement.commander_distance"),
+    ({"engagement": {"command_modifier": 1}}, "engagement.command_modifier"),
 ])
 def test_bad_input_names_the_field(change, field):
     e = error({**data(), **change})

@@ -212,6 +212,14 @@ BLACKPOWDER = ("blackpowder_infantry_flank_charge.toml", [
      "defender.type": "heavy cavalry", "engagement.facing": "front"},
     {"engagement.reaction": "turn to face", "attacker.type": "cavalry",
      "defender.type": "cavalry"},
+    {"engagement.staff_rating": 7, "engagement.charge_distance": 14},
+    {"engagement.charge_distance": 30, "engagement.staff_rating": 8},
+    {"engagement.commander_distance": 13, "engagement.staff_rating": 8,
+     "engagement.charge_distance": 14},
+    {"engagement.move": 9, "engagement.staff_rating": 8, "engagement.charge_distance": 14},
+    {"engagement.command_modifier": -1, "engagement.staff_rating": 8,
+     "engagement.charge_distance": 14},
+    {"attacker.rules": ["terrifying charge"]},
 ])
 COMMON = [  # every ruleset
     {"name": "A renamed fight"}, {"simulation.trials": 300}, {"simulation.seed": 7},

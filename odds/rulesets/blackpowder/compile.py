@@ -5,10 +5,12 @@ Every modifier that does not change during a fight is summed here, and the rule 
 """
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
 
+from odds.core.exact import dice_sum
 from odds.rulesets.blackpowder.fight import (  # noqa: F401 (the codes, for readers of plans)
     BREAK,
     EVADED,
@@ -28,6 +30,7 @@ from odds.rulesets.blackpowder.rules import (
     is_disordered,
     is_shaken,
     modifiers,
+    orders,
     special_rules,
 )
 
@@ -48,6 +51,7 @@ class Plan(NamedTuple):
     first_test_passed: np.ndarray  # (2, 2) steady
     square: np.ndarray        # (2, 2) ignores every break-test result but break
     test_rerolls: np.ndarray  # (2, 2) valiant: break-test re-rolls per fight
+    terrifies: np.ndarray     # (2,) the charged unit tests before the melee (terrifying charge)
     cavalry: np.ndarray       # (2,)
     stamina: np.ndarray       # (2,)
     start_casualties: np.ndarray  # (2,) stamina if the unit starts shaken
@@ -56,6 +60,8 @@ class Plan(NamedTuple):
     shaken_retire_breaks: bool
     start: int                # FIGHT, EVADED, EVADER_DESTROYED or HALTED
     hedgehog_order: int       # 2D6 at most this forms hedgehog; 0 when not declared
+    ordered: bool             # the charge waits on an order roll (R4-1)
+    order_chance: float       # P(the order brings the charger into contact)
     closing_dice: int         # closing-fire dice, 0 for none (R4-4)
     closing_p_hit: float
     closing_p_unsaved: float  # P(the charger fails its save against closing fire)
@@ -65,6 +71,7 @@ class Plan(NamedTuple):
     casualty_law: np.ndarray | None = None  # [h, round, side, won, shaken]: casualties inflicted
     closing_law: np.ndarray | None = None   # casualties closing fire inflicts on the charger
     test_law: np.ndarray | None = None      # [h, side, deduction, shaken]: hold, retire, break
+    order_law: np.ndarray | None = None     # the order fails, the charge goes in (R4-1)
     hedgehog_law: np.ndarray | None = None  # no hedgehog, hedgehog formed
     d3_law: np.ndarray | None = None        # a D3 of charge bonus, 1 .. 3
 
@@ -100,6 +107,7 @@ def compile_plan(scenario) -> Plan:
     first_test_passed = np.zeros((2, 2), np.bool_)
     square = np.zeros((2, 2), np.bool_)
     test_rerolls = np.zeros((2, 2), np.int64)
+    terrifies = np.zeros(2, np.bool_)
     for h in range(2):
         formation = [u["formation"] for u in units]
         if h:
@@ -137,6 +145,8 @@ def compile_plan(scenario) -> Plan:
             first_test_passed[h, s] = any(r.pass_first_break_test for r in mine)
             square[h, s] = formation[s] == "square"
             test_rerolls[h, s] = sum(x.break_test_rerolls for x in mine)
+            if s == c:  # a charge effect: lost with the charge bonuses (R4-5, squares)
+                terrifies[h] = charging[c] and any(x.enemy_tests_on_charge for x in mine)
             for r in range(2):
                 first = r == 0
                 doubled = pike_front[s] and cav[t] and (first or
@@ -187,13 +197,46 @@ def compile_plan(scenario) -> Plan:
         p_unsaved=p_unsaved, reroll_one_save=reroll_one_save, p_save=p_save,
         result_bonus=result_bonus, result_d3=result_d3, test_on_casualty=test_on_casualty,
         first_test_passed=first_test_passed, square=square,
-        test_rerolls=test_rerolls,
+        test_rerolls=test_rerolls, terrifies=terrifies,
         cavalry=np.array(cav, np.bool_), stamina=stamina,
         start_casualties=np.array([stamina[s] if is_shaken(units[s]) else 0 for s in range(2)],
                                   np.int64),
         sweeps=np.array([cav[s] and e["sweeping_advance"] for s in range(2)], np.bool_),
         band=band, shaken_retire_breaks=shaken_retire_breaks, start=start,
         hedgehog_order=e["hedgehog_order"] if reaction == "hedgehog" else 0,
+        ordered=e["staff_rating"] is not None, order_chance=order_chance(scenario),
         closing_dice=closing_dice, closing_p_hit=p_at_least(closing_target),
         closing_p_unsaved=1 - p_at_least(closing_save), charger=c,
         max_rounds=scenario.simulation["max_rounds"]))
+
+
+def order_chance(scenario) -> float:
+    """P(the charger's order brings it into contact) (R4-1): 2D6 against the staff rating
+    with its modifiers; the moves the roll gives (or a blunder's) cover the distance. 1.0
+    without an order roll."""
+    e = scenario.engagement
+    if e["staff_rating"] is None:
+        return 1.0
+    table = orders()
+    unit = scenario.side(e["charger"]).options
+    mods = table.modifiers
+    rating = (e["staff_rating"] + e["command_modifier"]
+              + mods["per_12_inches_from_commander"] * int(e["commander_distance"] // 12)
+              + mods["enemy_within_12_inches"] * (e["charge_distance"] <= 12)
+              + mods["attack_column"] * (unit["formation"] == "attack column"))
+    move = e["move"] if e["move"] is not None else table.move[unit["type"]]
+    needed = math.ceil(e["charge_distance"] / move)  # the moves that reach the target
+
+    def reaches(moves) -> float:
+        return float(np.mean(np.asarray(moves) >= needed))
+
+    chance = 0.0
+    for roll, p in enumerate(dice_sum(2)):
+        if p == 0.0:
+            continue
+        if roll == table.blunder_roll:
+            chance += p * float(np.mean([reaches(m) for m in table.blunder]))
+        elif roll <= rating:
+            margin = min(rating - roll, len(table.moves_by_margin) - 1)
+            chance += p * reaches(table.moves_by_margin[margin])
+    return chance

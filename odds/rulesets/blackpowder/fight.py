@@ -1,11 +1,12 @@
 """The blackpowder rule text: a charge and its melee written once, for the kernel and the
 exact solver alike (the shape is described in ``odds/rulesets/README.md``).
 
-- **Laws** (:func:`with_laws`, numpy, once a plan): the casualties a side inflicts in a round
-  (hits, re-rolls, morale saves and the stubborn re-roll, R4-6, §5.3), closing fire's
-  casualties (R4-4), one break-test roll's result (§5.5), the hedgehog order roll (R4-4) and
-  the D3 of a charge bonus (§5.3).
-- **Stages** (:func:`stage`): the charge, then one round of melee at a time; each asks
+- **Laws** (:func:`with_laws`, numpy, once a plan): the order to charge (R4-1), the
+  casualties a side inflicts in a round (hits, re-rolls, morale saves and the stubborn
+  re-roll, R4-6, §5.3), closing fire's casualties (R4-4), one break-test roll's result
+  (§5.5), the hedgehog order roll (R4-4) and the D3 of a charge bonus (§5.3).
+- **Stages** (:func:`stage`): the charge (its order, the reaction, closing fire, a
+  terrifying charge's test), then one round of melee at a time; each asks
   ``pick(dice, law)`` for every chance and moves the state; no dice of their own.
 - **The row** (:func:`row`): the outcome record of an ended fight.
 
@@ -51,7 +52,8 @@ def with_laws(plan):
     return plan._replace(
         casualty_law=laws(_casualties(plan)), closing_law=laws(_closing(plan)),
         test_law=laws(_test_rolls(plan)), hedgehog_law=laws(_hedgehog(plan.hedgehog_order)),
-        d3_law=laws(np.full(3, 1 / 3)))
+        d3_law=laws(np.full(3, 1 / 3)),
+        order_law=laws(np.array([1.0 - plan.order_chance, plan.order_chance])))
 
 
 def _hits_then_saves(n, p_hit, reroll_misses, reroll_one, p_unsaved, stubborn, p_save, most):
@@ -162,9 +164,13 @@ def _end(state, winner, end):
 
 @njit(cache=True, inline="always")
 def _charge(plan, dice, state):
-    """The charge goes in (R4-4): evaded, halted, or met by a hedgehog and closing fire."""
+    """The charge: its order fails (R4-1), or it goes in (R4-4): evaded, halted, or met by a
+    hedgehog, closing fire and, after a terrifying charge, the charged unit's break test."""
     c = plan.charger
     state[MELEE] = 1
+    if plan.ordered and pick(dice, plan.order_law) == 0:
+        _end(state, NONE, NO_FIGHT)  # R4-1: no order, no charge
+        return
     if plan.start == EVADED or plan.start == HALTED:
         _end(state, NONE, NO_FIGHT)  # R4-4 evade; §5.4 cavalry halts short of a steady square
         return
@@ -185,6 +191,11 @@ def _charge(plan, dice, state):
             state[CASUALTIES + c] = min(state[CASUALTIES + c], plan.stamina[c])
             if test != HOLD:
                 _end(state, DEFENDER if c == 0 else ATTACKER, DESTROYED if test == BREAK else FLED)
+                return
+    if plan.terrifies[h]:  # §5.3 terrifying charge: the charged unit tests, with no deduction
+        test = _break_test(plan, dice, state, 1 - c, 0)
+        if test != HOLD:
+            _end(state, ATTACKER if c == 0 else DEFENDER, DESTROYED if test == BREAK else FLED)
 
 
 @njit(cache=True, inline="always")

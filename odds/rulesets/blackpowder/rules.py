@@ -62,7 +62,14 @@ ENGAGEMENT = {
     "hedgehog_order": (s.integer(2, 12), 8),       # [MEM] the staff rating the order roll needs
     "pike_double_dice_rounds": (s.choice("first", "all"), "all"),  # R4-5 [AMB]
     "sweeping_advance": (s.boolean, False),        # §5.4: victorious cavalry sweeps on
+    # R4-1: the order to charge, rolled when staff_rating is given (data/blackpowder/orders.toml)
+    "staff_rating": (s.integer(2, 12), None),      # the brigade commander's; None: no roll
+    "charge_distance": (s.number(0, 120), None),   # inches from the charger to its target
+    "commander_distance": (s.number(0, 240), 0.0),  # inches from the commander to the charger
+    "move": (s.number(1, 60), None),               # the charger's move; None: its type's
+    "command_modifier": (s.integer(-6, 6), 0),     # any other modifier to the staff rating
 }
+ORDER_KEYS = ("charge_distance", "commander_distance", "move", "command_modifier")
 
 RULE_KEYS = {
     "reroll_misses": (s.choice("charge", "first"), None),
@@ -74,6 +81,7 @@ RULE_KEYS = {
     "pass_first_break_test": (s.boolean, False),
     "break_test_rerolls": (s.integer(0, 10), 0),
     "test_on_casualty": (s.boolean, False),
+    "enemy_tests_on_charge": (s.boolean, False),
 }
 
 RESULTS = ("hold", "retire", "break")  # break-test results, codes 0, 1, 2 (§5.5)
@@ -93,6 +101,7 @@ class SpecialRule:
     pass_first_break_test: bool = False
     break_test_rerolls: int = 0
     test_on_casualty: bool = False
+    enemy_tests_on_charge: bool = False
 
 
 def special_rules() -> dict[str, SpecialRule]:
@@ -150,6 +159,60 @@ def break_test() -> tuple[list[tuple[int, int]], bool]:
     return bands, table["shaken_retire_breaks"]
 
 
+@dataclass(frozen=True)
+class Orders:
+    """The R4-1 order table (data/blackpowder/orders.toml), checked."""
+
+    moves_by_margin: tuple[int, ...]  # moves for a roll i under the rating; the last beyond
+    blunder_roll: int                 # this 2D6 roll fails and is a blunder
+    modifiers: dict                   # per_12_inches_from_commander, enemy_within_12_inches,
+    #                                   attack_column
+    move: dict                        # inches a move, by troop type
+    blunder: tuple[tuple[int, ...], ...]  # per D6 result: moves at the target, by a further D6
+
+
+def orders() -> Orders:
+    """The order table, each value checked against the file."""
+    where = s.Where(str(data_path("blackpowder", "orders.toml")), "")
+    moves = s.integer(0, 3)
+
+    def margins(value, at: s.Where) -> tuple[int, ...]:
+        if not isinstance(value, list) or not value:
+            raise at.error("must list the moves for each margin, at least one")
+        return tuple(moves(v, at / i) for i, v in enumerate(value))
+
+    def blunders(value, at: s.Where) -> tuple[tuple[int, ...], ...]:
+        if not isinstance(value, list) or len(value) != 6:
+            raise at.error("must list six [[blunder]] entries, one per D6 result")
+        out = []
+        for i, row in enumerate(value):
+            entry = s.fields(row, {"result": (s.text, s.REQUIRED),
+                                   "moves": (lambda v, w: v, s.REQUIRED)}, at / i)
+            given = entry["moves"]
+            if isinstance(given, list):
+                if len(given) != 6:
+                    raise (at / i / "moves").error("must be a number of moves or a list of "
+                                                   "six, one per D6 result")
+                out.append(tuple(moves(v, at / i / "moves" / j) for j, v in enumerate(given)))
+            else:
+                out.append((moves(given, at / i / "moves"),) * 6)
+        return tuple(out)
+
+    small = s.integer(-6, 6)
+    table = s.fields(load_table("blackpowder", "orders.toml"), {
+        "dice": (s.choice("2D6"), "2D6"),
+        "moves_by_margin": (margins, s.REQUIRED),
+        "blunder_roll": (s.integer(2, 12), s.REQUIRED),
+        "modifiers": (_section({k: (small, s.REQUIRED) for k in (
+            "per_12_inches_from_commander", "enemy_within_12_inches", "attack_column")}),
+            s.REQUIRED),
+        "move": (_section({k: (s.number(1, 60), s.REQUIRED) for k in INFANTRY + CAVALRY}),
+                 s.REQUIRED),
+        "blunder": (blunders, s.REQUIRED)}, where)
+    return Orders(table["moves_by_margin"], table["blunder_roll"], table["modifiers"],
+                  table["move"], table["blunder"])
+
+
 def is_shaken(unit: dict) -> bool:
     return "shaken" in unit["status"]
 
@@ -189,6 +252,23 @@ def check(scenario) -> None:
                    e["facing"], scenario.where(charger_key))
     _check_reaction(scenario.side(charged_key).options, scenario.side(charger_key).options,
                     e, where / "engagement" / "reaction")
+    _check_order(e, where / "engagement")
+
+
+def _check_order(e: dict, where: s.Where) -> None:
+    """R4-1: an order roll needs the distance to the target; its other keys need the roll."""
+    if e["staff_rating"] is None:
+        for key in ORDER_KEYS:
+            if e[key] != ENGAGEMENT[key][1]:
+                raise (where / key).error("is read only with an order roll: give "
+                                          "engagement.staff_rating too (R4-1)")
+    elif e["charge_distance"] is None:
+        raise (where / "charge_distance").error(
+            "is needed with engagement.staff_rating: the inches from the charger to its "
+            "target (R4-1)")
+    elif e["charge_distance"] <= 0:
+        raise (where / "charge_distance").error(
+            f"must be more than 0 inches, got {e['charge_distance']}")
 
 
 def _check_charger(charger: dict, target: dict, facing: str, where: s.Where) -> None:
