@@ -7,6 +7,7 @@ as a die. Slow and obvious; the kernel must agree with it statistically.
 from __future__ import annotations
 
 import random
+from fractions import Fraction
 from functools import cache
 
 from odds.core.outcome import (
@@ -161,8 +162,9 @@ def order_goes_in(rng, scenario) -> bool:
     e = scenario.engagement
     table = rules.orders()
     unit = scenario.side(e["charger"]).options
-    rating = e["staff_rating"] + e["command_modifier"]
-    rating += table.modifiers["per_12_inches_from_commander"] * int(e["commander_distance"] / 12)
+    rating = e["staff_rating"] + (e["command_modifier"] or 0)
+    rating += table.modifiers["per_12_inches_from_commander"] * int((e["commander_distance"]
+                                                                      or 0) / 12)
     if e["charge_distance"] <= 12:
         rating += table.modifiers["enemy_within_12_inches"]
     if unit["formation"] == "attack column":
@@ -176,7 +178,7 @@ def order_goes_in(rng, scenario) -> bool:
         return False
     else:
         made = table.moves_by_margin[min(rating - roll, len(table.moves_by_margin) - 1)]
-    return made * move >= e["charge_distance"]
+    return made * Fraction(str(move)) >= Fraction(str(e["charge_distance"]))  # exact decimals
 
 
 def fight(scenario, rng: random.Random) -> dict:

@@ -269,6 +269,8 @@ def test_a_long_cap_holds_no_more_states():
       "command_modifier": -1}, closed.unit("I", formation="attack column"), 5, 1),
     ({"staff_rating": 10, "charge_distance": 30, "move": 10}, closed.unit("I"), 10, 3),
     ({"staff_rating": 12, "charge_distance": 55}, closed.unit("H", "cavalry"), 12, 4),
+    # three moves of 1.2" reach 3.6" exactly (decimal inches compared exactly)
+    ({"staff_rating": 10, "charge_distance": 3.6, "move": 1.2}, closed.unit("I"), 9, 3),
 ])
 def test_a_failed_order_is_no_fight_R4_1(engagement, attacker, rating, needed):
     """The order's chance, by hand from the table, is exactly the chance of a fight."""
@@ -281,15 +283,18 @@ def test_a_failed_order_is_no_fight_R4_1(engagement, attacker, rating, needed):
 
 def test_terrifying_charge_tests_the_charged_unit_first():
     """§5.3 terrifying charge: the charged unit's break test, no deduction, before the melee
-    (<= 4 break, 5-6 retire); steady passes it; none when cavalry charges pikes (R4-5)."""
+    (<= 4 break, 5-6 retire); steady passes it; none when cavalry charges pikes (R4-5), nor
+    when cavalry counter-charges infantry (R4-4: only the cavalry counts as charging)."""
     terrifying = closed.unit("T", rules=["terrifying charge"])
     tally = solved(closed.scenario(terrifying, closed.unit("D")))
     two = 2 @ icepool.d6
     broken, retired = (two <= 4).probability(True), two.probability(5) + two.probability(6)
     assert abs(float(tally.outcomes[ATTACKER, DESTROYED, 0]) - float(broken)) < 1e-12
     assert abs(float(tally.outcomes[ATTACKER, FLED, 0]) - float(retired)) < 1e-12
-    for defender, attacker in [(closed.unit("S", rules=["steady"]), terrifying),
-                               (closed.unit("P", "pikes", 6, 0),
-                                closed.unit("C", "cavalry", rules=["terrifying charge"]))]:
-        tally = solved(closed.scenario(attacker, defender))
+    for defender, attacker, engagement in [
+            (closed.unit("S", rules=["steady"]), terrifying, {}),
+            (closed.unit("P", "pikes", 6, 0),
+             closed.unit("C", "cavalry", rules=["terrifying charge"]), {}),
+            (closed.unit("C", "cavalry"), terrifying, {"reaction": "counter-charge"})]:
+        tally = solved(closed.scenario(attacker, defender, **engagement))
         assert float(tally.outcomes[:, :, 0].sum()) == 0.0

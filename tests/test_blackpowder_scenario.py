@@ -87,6 +87,7 @@ def test_cli_json_has_the_same_keys_as_wh40k3():
     ({"engagement": {"move": 12}}, "engagement.move"),
     ({"engagement": {"commander_distance": 20}}, "engagement.commander_distance"),
     ({"engagement": {"command_modifier": 1}}, "engagement.command_modifier"),
+    ({"engagement": {"command_modifier": 0}}, "engagement.command_modifier"),
 ])
 def test_bad_input_names_the_field(change, field):
     e = error({**data(), **change})

@@ -6,6 +6,7 @@ Every modifier that does not change during a fight is summed here, and the rule 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import NamedTuple
 
 import numpy as np
@@ -220,12 +221,13 @@ def order_chance(scenario) -> float:
     table = orders()
     unit = scenario.side(e["charger"]).options
     mods = table.modifiers
-    rating = (e["staff_rating"] + e["command_modifier"]
-              + mods["per_12_inches_from_commander"] * int(e["commander_distance"] // 12)
+    rating = (e["staff_rating"] + (e["command_modifier"] or 0)
+              + mods["per_12_inches_from_commander"] * int((e["commander_distance"] or 0) // 12)
               + mods["enemy_within_12_inches"] * (e["charge_distance"] <= 12)
               + mods["attack_column"] * (unit["formation"] == "attack column"))
     move = e["move"] if e["move"] is not None else table.move[unit["type"]]
-    needed = math.ceil(e["charge_distance"] / move)  # the moves that reach the target
+    # the moves that reach the target, in exact decimals: 3 moves of 1.2" reach 3.6"
+    needed = math.ceil(Fraction(str(e["charge_distance"])) / Fraction(str(move)))
 
     def reaches(moves) -> float:
         return float(np.mean(np.asarray(moves) >= needed))

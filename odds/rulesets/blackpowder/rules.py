@@ -65,9 +65,9 @@ ENGAGEMENT = {
     # R4-1: the order to charge, rolled when staff_rating is given (data/blackpowder/orders.toml)
     "staff_rating": (s.integer(2, 12), None),      # the brigade commander's; None: no roll
     "charge_distance": (s.number(0, 120), None),   # inches from the charger to its target
-    "commander_distance": (s.number(0, 240), 0.0),  # inches from the commander to the charger
+    "commander_distance": (s.number(0, 240), None),  # inches from the commander; None: 0
     "move": (s.number(1, 60), None),               # the charger's move; None: its type's
-    "command_modifier": (s.integer(-6, 6), 0),     # any other modifier to the staff rating
+    "command_modifier": (s.integer(-6, 6), None),  # any other modifier to the rating; None: 0
 }
 ORDER_KEYS = ("charge_distance", "commander_distance", "move", "command_modifier")
 
@@ -259,7 +259,7 @@ def _check_order(e: dict, where: s.Where) -> None:
     """R4-1: an order roll needs the distance to the target; its other keys need the roll."""
     if e["staff_rating"] is None:
         for key in ORDER_KEYS:
-            if e[key] != ENGAGEMENT[key][1]:
+            if e[key] is not None:
                 raise (where / key).error("is read only with an order roll: give "
                                           "engagement.staff_rating too (R4-1)")
     elif e["charge_distance"] is None:
