@@ -89,6 +89,10 @@ class Fight:
         self.max_rounds = scenario.simulation["max_rounds"]
         self.exchanges = 0
         self.pushed = 0
+        side = scenario.side(self.e["charger"])
+        self.gap = side.options["distance"]  # R3-1: None, in reach at the start
+        self.sight = side.options["line_of_sight"]
+        self.move = side.models[0].profile["M"]
 
     # --- damage (A2, A3) ----------------------------------------------------------------
 
@@ -156,17 +160,50 @@ class Fight:
             fighter.ap -= self.e["melee_attack_ap"]
             self.exchange(fighter)
 
+    def approach(self, charger: Fighter) -> tuple[int, bool] | None:
+        """R3-1: the turn the charger reaches its target and whether it opens (charge or
+        push) or moved into contact, its AP spent on the way; None if it never does. Each
+        activation: seeing its target within a charge's double move (a push's one move), it
+        opens if it has the AP, else waits for the next; farther, it moves M for move_ap AP
+        while it can, and a move that ends at 0" or less is contact."""
+        if self.gap is None:
+            charger.ap = charger.ap_each_turn
+            return 1, True
+        push = self.e["opening"] == "push"
+        reach = self.move if push else 2 * self.move
+        cost = self.e["push_ap"] if push else CHARGE_AP
+        gap, move_ap = self.gap, self.e["move_ap"] or 1  # README: 1 AP a move by default
+        for turn in range(1, self.max_rounds + 1):
+            charger.ap = charger.ap_each_turn
+            while not (self.sight and gap <= reach):
+                if charger.ap < move_ap:
+                    break
+                charger.ap -= move_ap
+                gap -= self.move
+                if gap <= 0:
+                    return turn, False
+            else:
+                if charger.ap >= cost:
+                    return turn, True
+        return None
+
     def play(self) -> tuple[int | None, int, int]:
         """(winner side or None, end code, turn the fight ended in)."""
         e = self.e
         charger, charged = self.fighters[self.charger], self.fighters[self.charged]
-        charger.ap = charger.ap_each_turn
+        met = self.approach(charger)
+        if met is None:
+            return None, outcome.NO_FIGHT, self.max_rounds
+        first, opens = met
         charged.ap = charged.ap_each_turn if e["charged_ap_left"] is None else e["charged_ap_left"]
         starter = self.charger if e["charged_ap_left"] is None else self.charged
-        for turn in range(1, self.max_rounds + 1):
+        for turn in range(first, self.max_rounds + 1):
             try:
-                if turn == 1:
-                    self.opening(charger)
+                if turn == first:
+                    if opens:
+                        self.opening(charger)
+                    else:  # moved into contact: it fights on with the AP it has left
+                        self.attack_while_ap(charger)
                     if e["charged_ap_left"] is None:
                         self.attack_while_ap(charged)
                     continue

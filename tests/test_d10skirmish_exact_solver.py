@@ -22,10 +22,12 @@ from exact_parity import assert_parity, solved
 from test_d10skirmish_exchange import (EXACT_CASES, enumerate_exactly, exchange_scenario,
                                        fighter as exchange_fighter, oracle)
 from test_d10skirmish_fight import SCHEDULES, TROOPER, fighter, one_exchange_law, scenario
+import test_d10skirmish_parity as parity
 from test_d10skirmish_parity import CASES
 
 import odds
 from odds.core.exact import TooManyStates
+from odds.core.outcome import NO_FIGHT, NONE
 from odds.rulesets import get_ruleset
 from odds.rulesets.d10skirmish import exact, fight, rules
 from naive_exchange import Roller
@@ -229,3 +231,30 @@ def test_covers_every_rule():
     bounded by max_states instead)."""
     assert all(exact.covers(odds.load(p)) is None for p in BUNDLED)
     assert all(exact.covers(make()) is None for make in CASES.values())
+
+
+@pytest.mark.parametrize("ap, m, distance, sight, move_ap, met", [
+    (3, 4, 8, True, 1, (1, 3, fight.OPENS)),    # within a charge's double move: turn 1
+    (3, 4, 10, True, 1, (1, 2, fight.OPENS)),   # one move, then the charge with 2 AP
+    (3, 4, 14, True, 1, (2, 3, fight.OPENS)),   # two moves leave 1 AP: it charges next turn
+    (3, 4, 10, False, 1, (1, 0, fight.MOVED)),  # unseen: three moves end in contact
+    (4, 5, 17, True, 2, (2, 4, fight.OPENS)),   # moves of 2 AP each
+    (3, 4, 130, True, 1, None),                 # 120" in ten turns: never in reach
+])
+def test_the_charger_reaches_its_target_R3_1(ap, m, distance, sight, move_ap, met):
+    """contact(): the turn, the AP left for the opening, and how (R3-1)."""
+    sc = parity.scenario(parity.F("V", ms=6, ap=ap, m=m), parity.F("G", ms=5),
+                         apart={"distance": distance, "line_of_sight": sight}, move_ap=move_ap)
+    assert fight.contact(get_ruleset("d10skirmish").compile(sc)) == met
+
+
+def test_in_reach_is_the_fight_without_a_distance_and_out_of_reach_no_fight_R3_1():
+    """A charger within its charge's reach fights exactly as one given no distance; one that
+    never comes within reach makes no fight, in one state."""
+    near = solved(parity.scenario(parity.F("V", **parity.VETERAN, m=4),
+                                  parity.F("G", **parity.GUARD), apart={"distance": 8}))
+    plain = solved(parity.scenario(parity.F("V", **parity.VETERAN), parity.F("G", **parity.GUARD)))
+    assert np.array_equal(near.outcomes, plain.outcomes)
+    far = solved(parity.scenario(parity.F("V", **parity.VETERAN, m=4),
+                                 parity.F("G", **parity.GUARD), apart={"distance": 130}))
+    assert far.outcomes[NONE, NO_FIGHT].sum() == 1.0 and far.states == 1

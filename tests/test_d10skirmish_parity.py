@@ -28,15 +28,20 @@ MEANS = ("rounds", "attacker_lost", "defender_lost", "attacker_wounds", "defende
 SCENARIOS = Path(__file__).resolve().parents[1] / "data" / "scenarios"
 
 
-def F(name, ms, ap=2, w=1, arm=0, dmg=1, **group):
-    """One fighter: profile values, then group keys (equipment, base, adjust, adjust_for)."""
+def F(name, ms, ap=2, w=1, arm=0, dmg=1, m=None, **group):
+    """One fighter: profile values (m: its move M, R3-1), then group keys (equipment, base,
+    adjust, adjust_for)."""
+    profile = {"MS": ms, "AP": ap, "W": w, "ARM": arm, "DMG": dmg}
     return {"name": name, "count": 1,
-            "profile": {"MS": ms, "AP": ap, "W": w, "ARM": arm, "DMG": dmg}, **group}
+            "profile": profile if m is None else {**profile, "M": m}, **group}
 
 
-def scenario(a, b, max_rounds=10, weapons=None, **engagement):
-    data = {"ruleset": "d10skirmish", "name": "parity",
-            "attacker": {"name": "A", "models": [a]}, "defender": {"name": "D", "models": [b]},
+def scenario(a, b, max_rounds=10, weapons=None, apart=None, **engagement):
+    """A fight of fighters a and b; ``apart``: the charger's side keys (distance,
+    line_of_sight, R3-1)."""
+    sides = {"attacker": {"name": "A", "models": [a]}, "defender": {"name": "D", "models": [b]}}
+    sides[engagement.get("charger", "attacker")].update(apart or {})
+    data = {"ruleset": "d10skirmish", "name": "parity", **sides,
             "engagement": engagement, "simulation": {"max_rounds": max_rounds}}
     if weapons:
         data["weapons"] = weapons
@@ -95,6 +100,18 @@ CASES = {
     "A6_mutual_destruction": lambda: scenario(F("A", ms=10, ap=2), F("B", ms=10, ap=2)),
     "R3-6_A4_bundled_blademaster_vs_brute": lambda: bundled("blademaster_vs_brute"),
     "R3-9_bundled_paratrooper_pushes_sniper": lambda: bundled("paratrooper_pushes_sniper"),
+    # R3-1: moving into reach, then the charge with the AP left; moving into contact unseen
+    "R3-1_moves_then_charges_with_no_AP_left": lambda: scenario(
+        F("V", **VETERAN, m=4), F("G", **GUARD), apart={"distance": 10}),
+    "R3-1_waits_a_turn_for_the_AP-move_ap_2": lambda: scenario(
+        F("V", **{**VETERAN, "ap": 4}, m=5), F("G", **GUARD), apart={"distance": 17},
+        move_ap=2),
+    "R3-1_unseen_moves_into_contact-alternate": lambda: scenario(
+        F("V", **VETERAN, m=4), F("G", **GUARD), apart={"distance": 10, "line_of_sight": False},
+        turn_order="alternate", reaction_ap=1),
+    "R3-1_push_from_afar-defender_charges": lambda: scenario(
+        F("G", **GUARD, base=32), F("V", **VETERAN, base=32, m=3), charger="defender",
+        opening="push", push_ap=1, apart={"distance": 11.5}),
 }
 REFERENCE_TRIALS = 3000
 

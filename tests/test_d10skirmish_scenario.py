@@ -88,6 +88,15 @@ D0 = ["defender", "models", 0]
     (["engagement", "charged_ap_left"], 3, "engagement.charged_ap_left",
      "at most the charged fighter's AP (2)"),
     (["simulation", "max_rounds"], 0, "simulation.max_rounds", "from 1"),
+    # R3-1: the charger's distance needs its move; the other keys of the approach need it
+    (["attacker", "distance"], 10, "attacker.models[0].profile.M", "move in inches"),
+    (["attacker", "distance"], -1, "attacker.distance", "from 0"),
+    (["defender", "distance"], 10, "defender.distance", "charger's distance"),
+    (["defender", "line_of_sight"], False, "defender.line_of_sight", "charger's"),
+    (["attacker", "line_of_sight"], False, "attacker.line_of_sight", "only with"),
+    (["engagement", "move_ap"], 2, "engagement.move_ap", "only with"),
+    (["engagement", "move_ap"], 1, "engagement.move_ap", "only with"),
+    (P0 + ["profile", "M"], 0, "attacker.models[0].profile.M", "0.5"),
 ])
 def test_bad_field_is_named(base, path, value, field, words):
     """Each mistake names the file and the field path, and says what is allowed."""

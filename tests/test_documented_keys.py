@@ -191,6 +191,11 @@ D10SKIRMISH = ("d10skirmish_blademaster_vs_brute.toml", [
     {"engagement.fall_damage": 2, "engagement.opening": "push"},
     {"weapons.war blade": {"attacks": 1, "skill": 1, "damage": 1},
      "attacker.models[0].equipment": ["war blade"]},
+    {"attacker.models[0].profile.M": 4},
+    {"defender.distance": 10, "defender.models[0].profile.M": 4},  # the defender charges
+    {"defender.line_of_sight": False, "defender.distance": 10,
+     "defender.models[0].profile.M": 4},
+    {"engagement.move_ap": 2, "defender.distance": 10, "defender.models[0].profile.M": 4},
 ])
 BLACKPOWDER = ("blackpowder_infantry_flank_charge.toml", [
     {"attacker.profile.hand_to_hand": 7}, {"attacker.profile.shooting": 2},

@@ -64,9 +64,8 @@ RULESET = Ruleset(
     compile=compile_plan,
     kernel="odds.rulesets.d10skirmish.kernel",
     exact="odds.rulesets.d10skirmish.exact",
-    # R3-1 (line of sight, movement into base contact) is geometry: a scenario starts with the
-    # charge or push declared (README.md "Out of scope")
-    rule_ids=tuple(f"R3-{i}" for i in range(2, 10)),
+    # R3-1: a charger given a distance closes in by moves before it opens
+    rule_ids=tuple(f"R3-{i}" for i in range(1, 10)),
     extra_columns=("exchanges", "pushed"),
     flag_columns=("pushed",),
     lost=("fighter down", "fighters down"),  # 1 when the fighter went down

@@ -38,6 +38,11 @@ class Plan(NamedTuple):
     push_ap: int               # R3-9
     fall_damage: int           # R3-9, §4.2(8)
     max_rounds: int            # turns (A5)
+    distance: float            # R3-1: the charger's inches to its target; -1: in reach
+    move: float                # R3-1: the charger's move M
+    sight: bool                # R3-1: the charger sees its target
+    move_ap: int               # R3-1: AP a move costs
+    contact_turn: int = 1      # R3-1: the turn the charger reaches its target; 0 never
     turn: np.ndarray | None = None    # the schedule: each exchange's turn,
     active: np.ndarray | None = None  # the side that starts it,
     kind: np.ndarray | None = None    # its kind (index of its law),
@@ -61,6 +66,8 @@ def compile_plan(scenario) -> Plan:
         return tuple(int(getattr(f, field)) for f in pair)
 
     left = e["charged_ap_left"]
+    side = scenario.side(e["charger"]).options  # R3-1: its distance to its target
+    mover = scenario.side(e["charger"]).models[0]
     return with_laws(Plan(
         skill=column("skill"), attacks=column("attacks"), ap=column("ap"),
         wounds=column("wounds"), armour=column("armour"), damage=column("damage"),
@@ -81,4 +88,7 @@ def compile_plan(scenario) -> Plan:
         push_ap=int(e["push_ap"]),
         fall_damage=int(e["fall_damage"]),
         max_rounds=int(scenario.simulation["max_rounds"]),
+        distance=-1.0 if side["distance"] is None else float(side["distance"]),
+        move=float(mover.profile["M"] or 0.0), sight=bool(side["line_of_sight"]),
+        move_ap=int(e["move_ap"] or 1),
     ))

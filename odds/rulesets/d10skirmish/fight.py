@@ -25,7 +25,8 @@ from numba import njit
 
 from odds.core.dice import law, laws, pick
 from odds.core.exact import TooManyStates, binomial_pmf, check_states
-from odds.core.outcome import ATTACKER, DEFENDER, DESTROYED, FLED, MUTUAL, NONE, UNRESOLVED
+from odds.core.outcome import (ATTACKER, DEFENDER, DESTROYED, FLED, MUTUAL, NO_FIGHT, NONE,
+                               UNRESOLVED)
 from odds.core.walk import clear
 from odds.rulesets.d10skirmish.exchange import SHIFT, _landed, resolve
 from odds.rulesets.d10skirmish.rules import CHARGE_AP
@@ -52,26 +53,64 @@ class Exchange(NamedTuple):
     fled: bool   # the other side flees: the fight ends after it (R3-8)
 
 
+OPENS, MOVED = 0, 1  # how the charger reaches its target: by its opening, or by a move
+
+
+def contact(plan) -> tuple[int, int, int] | None:
+    """(turn, AP left, how) of the charger's contact with its target (R3-1), or None when it
+    does not reach it in ``max_rounds`` turns. Without a distance, turn 1 with all its AP,
+    by its opening. With one, in each of its activations: within reach of its opening (a
+    charge's double move, a push's one move) and seeing its target, it opens if it has the
+    AP, else waits for its next activation; farther, it moves (``move_ap``, its M) while it
+    has the AP; a move that ends in contact makes contact. The charged fighter waits."""
+    c = plan.charger
+    if plan.distance < 0:
+        return 1, plan.ap[c], OPENS
+    reach, cost = (plan.move, plan.push_ap) if plan.push else (2 * plan.move, CHARGE_AP)
+    gap = plan.distance
+    for turn in range(1, plan.max_rounds + 1):
+        ap = plan.ap[c]
+        while True:
+            if plan.sight and gap <= reach:
+                if ap >= cost:
+                    return turn, ap, OPENS
+                break
+            if ap < plan.move_ap:
+                break
+            ap -= plan.move_ap
+            gap -= plan.move
+            if gap <= 0:
+                return turn, ap, MOVED
+    return None
+
+
 def schedule(plan) -> list[Exchange]:
     """The exchanges of a fight that nobody leaves, in order, up to ``max_rounds`` turns or
     the one its charged fighter flees from; for a push, those after a failed push (R3-9).
+    None before the charger reaches its target (:func:`contact`, R3-1).
 
-    Turn 1: the charger's activation opens with the charge (R3-2) or push (R3-9); then the
-    charged fighter activates unless it had already (``charged_ap_left``). Later turns: AP
+    The turn of contact (turn 1 without a distance): the charger's activation opens with the
+    charge (R3-2) or push (R3-9), with the AP its moves left it, or after a move into contact
+    goes on attacking; then the charged fighter activates unless it had already
+    (``charged_ap_left``). Later turns: AP
     back to full, the starter (charger, or alternating) then the other. An activation spends
     ``melee_attack_ap`` per exchange while it can (§4.2(7)); the other fighter reacts with
     its AP (R3-4): fights back, answers with one die, or flees (R3-8).
     """
     c = plan.charger
+    met = contact(plan)
+    if met is None:
+        return []
+    turn, left, how = met
     ap = list(plan.ap)
+    ap[c] = left
     if plan.charged_ap_left >= 0:
         ap[1 - c] = plan.charged_ap_left
     out = []
-    turn = 1
     starter = c if plan.charged_ap_left < 0 else 1 - c
     actor = c
     other_to_act = plan.charged_ap_left < 0
-    opening = True
+    opening = how == OPENS
     while True:
         attacking = True
         cost = plan.melee_attack_ap
@@ -113,6 +152,7 @@ def with_laws(plan, max_rolls: int | None = None):
     exact solver's bound), such an exchange raises :class:`odds.core.exact.TooManyStates`."""
     strict = max_rolls is not None
     exchanges = schedule(plan)
+    met = contact(plan)
     kinds = {}
     for x in exchanges:
         kinds.setdefault(_kind(plan, x), x)
@@ -136,6 +176,7 @@ def with_laws(plan, max_rolls: int | None = None):
     index = {kind: k for k, kind in enumerate(kinds)}
     through = [(FACES - plan.armour[e]) / FACES for e in (0, 1)]
     return plan._replace(
+        contact_turn=0 if met is None else met[0],
         turn=np.array([x.turn for x in exchanges], np.int64),
         active=np.array([x.active for x in exchanges], np.int64),
         kind=np.array([index[_kind(plan, x)] for x in exchanges], np.int64),
@@ -370,17 +411,20 @@ def _end(state, winner, end, rounds):
 @njit(cache=True, inline="always")
 def stage(plan, dice, state):
     """The opening, or the schedule's next exchange; past the schedule's last, the fight is
-    unresolved after ``max_rounds`` turns (A5)."""
+    unresolved after ``max_rounds`` turns (A5). A charger that never reaches its target
+    makes no fight (R3-1)."""
     if state[OPENED]:
         _exchange(plan, dice, state)
     else:
         state[OPENED] = 1
         c = plan.charger
-        if plan.push and pick(dice, plan.push_law):  # R3-9: the target leaves contact
+        if plan.contact_turn == 0:
+            _end(state, NONE, NO_FIGHT, plan.max_rounds)
+        elif plan.push and pick(dice, plan.push_law):  # R3-9: the target leaves contact
             state[PUSHED] = 1
             state[TAKEN + 1 - c] = min(plan.fall_damage, plan.wounds[1 - c])
             down = state[TAKEN + 1 - c] >= plan.wounds[1 - c]
-            _end(state, CODE[c], DESTROYED if down else FLED, 1)
+            _end(state, CODE[c], DESTROYED if down else FLED, plan.contact_turn)
     if not state[OVER] and state[AT] == len(plan.turn):
         _end(state, NONE, UNRESOLVED, plan.max_rounds)
 

@@ -17,6 +17,7 @@ PROFILE = {
     "W": (s.integer(1, 20), 1),            # wounds (A1)
     "ARM": (s.integer(0, 10), 0),          # armour, roll-under D10 (A2)
     "DMG": (s.integer(1, 10), 1),          # wounds per hit (A2)
+    "M": (s.number(0.5, 30), None),        # move in inches (R3-1); None: read only with distance
 }
 
 GROUP_KEYS = {
@@ -25,7 +26,10 @@ GROUP_KEYS = {
     "adjust_for": (s.choice("hits", "blocks"), "hits"),     # what the turn aims at (R3-6)
 }
 
-SIDE_KEYS: dict = {}
+SIDE_KEYS = {
+    "distance": (s.number(0, 200), None),  # the charger's inches to its target (R3-1)
+    "line_of_sight": (s.boolean, True),    # the charger sees its target (R3-1)
+}
 
 ENGAGEMENT = {
     "charger": (s.choice("attacker", "defender"), "attacker"),
@@ -41,6 +45,7 @@ ENGAGEMENT = {
     "crit_mode": (s.choice("ignore_armour", "double", "both"), "ignore_armour"),  # A3
     "push_ap": (s.integer(1, 10), 2),                                   # R3-9 [ASM]
     "fall_damage": (s.integer(0, 20), 1),                               # R3-9, §4.2(8) [ASM]
+    "move_ap": (s.integer(1, 10), None),                     # R3-1 [ASM]; None: 1 a move
 }
 
 WEAPON_KEYS = {
@@ -127,6 +132,39 @@ def _check_engagement(scenario) -> None:
         raise (where / "opening").error(
             f"a push needs the target's base ({target.options['base']} mm) no larger than the "
             f"pusher's ({pusher.options['base']} mm) (R3-9)")
+    _check_approach(scenario, charger, charged, pusher)
+
+
+def _check_approach(scenario, charger: str, charged: str, mover) -> None:
+    """R3-1: a distance is the charger's, needs its move M, and starts the fight apart (so
+    not with charged_ap_left); a fighter that cannot see its target moves into contact,
+    which a push cannot do."""
+    e = scenario.engagement
+    side, other = scenario.side(charger).options, scenario.side(charged).options
+    if other["distance"] is not None:
+        raise (scenario.where(charged) / "distance").error(
+            "is the charger's distance to its target; the charged fighter waits (R3-1)")
+    if not other["line_of_sight"]:
+        raise (scenario.where(charged) / "line_of_sight").error(
+            "is the charger's; the charged fighter waits (R3-1)")
+    if side["distance"] is None:
+        if not side["line_of_sight"]:
+            raise (scenario.where(charger) / "line_of_sight").error(
+                "is read only with the charger's distance to its target (R3-1)")
+        if e["move_ap"] is not None:
+            raise (s.Where(scenario.source, "engagement") / "move_ap").error(
+                "is read only with the charger's distance to its target (R3-1)")
+        return
+    if mover.profile["M"] is None:
+        raise (scenario.where(charger) / "models" / 0 / "profile" / "M").error(
+            "is needed with the charger's distance: its move in inches (R3-1)")
+    if e["charged_ap_left"] is not None:
+        raise (s.Where(scenario.source, "engagement") / "charged_ap_left").error(
+            "says the charged fighter already activated in turn 1; with the charger's "
+            "distance the fight starts apart (R3-1)")
+    if e["opening"] == "push" and not side["line_of_sight"]:
+        raise (s.Where(scenario.source, "engagement") / "opening").error(
+            "a push needs the charger to see its target (R3-1, R3-9)")
 
 
 def catalogues() -> list[Section]:
