@@ -91,7 +91,7 @@ class Fight:
         self.pushed = 0
         side = scenario.side(self.e["charger"])
         self.gap = side.options["distance"]  # R3-1: None, in reach at the start
-        self.sight = side.options["line_of_sight"]
+        self.sight = side.options["line_of_sight"] is not False  # README: seen by default
         self.move = side.models[0].profile["M"]
 
     # --- damage (A2, A3) ----------------------------------------------------------------
@@ -173,6 +173,9 @@ class Fight:
         reach = self.move if push else 2 * self.move
         cost = self.e["push_ap"] if push else CHARGE_AP
         gap, move_ap = self.gap, self.e["move_ap"] or 1  # README: 1 AP a move by default
+        if gap == 0 and not self.sight:  # README: already in contact, no move to make
+            charger.ap = charger.ap_each_turn
+            return 1, False
         for turn in range(1, self.max_rounds + 1):
             charger.ap = charger.ap_each_turn
             while not (self.sight and gap <= reach):

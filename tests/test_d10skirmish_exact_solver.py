@@ -240,6 +240,7 @@ def test_covers_every_rule():
     (3, 4, 10, False, 1, (1, 0, fight.MOVED)),  # unseen: three moves end in contact
     (4, 5, 17, True, 2, (2, 4, fight.OPENS)),   # moves of 2 AP each
     (3, 4, 130, True, 1, None),                 # 120" in ten turns: never in reach
+    (3, 4, 0, False, 1, (1, 3, fight.MOVED)),   # unseen at 0": in contact, no move to pay
 ])
 def test_the_charger_reaches_its_target_R3_1(ap, m, distance, sight, move_ap, met):
     """contact(): the turn, the AP left for the opening, and how (R3-1)."""

@@ -109,6 +109,9 @@ CASES = {
     "R3-1_unseen_moves_into_contact-alternate": lambda: scenario(
         F("V", **VETERAN, m=4), F("G", **GUARD), apart={"distance": 10, "line_of_sight": False},
         turn_order="alternate", reaction_ap=1),
+    "R3-1_contact_in_turn_2-alternate_from_there": lambda: scenario(
+        F("V", **VETERAN, m=4), F("G", **GUARD), apart={"distance": 14},
+        turn_order="alternate"),
     "R3-1_push_from_afar-defender_charges": lambda: scenario(
         F("G", **GUARD, base=32), F("V", **VETERAN, base=32, m=3), charger="defender",
         opening="push", push_ap=1, apart={"distance": 11.5}),

@@ -94,6 +94,8 @@ D0 = ["defender", "models", 0]
     (["defender", "distance"], 10, "defender.distance", "charger's distance"),
     (["defender", "line_of_sight"], False, "defender.line_of_sight", "charger's"),
     (["attacker", "line_of_sight"], False, "attacker.line_of_sight", "only with"),
+    (["attacker", "line_of_sight"], True, "attacker.line_of_sight", "only with"),
+    (["defender", "line_of_sight"], True, "defender.line_of_sight", "charger's"),
     (["engagement", "move_ap"], 2, "engagement.move_ap", "only with"),
     (["engagement", "move_ap"], 1, "engagement.move_ap", "only with"),
     (P0 + ["profile", "M"], 0, "attacker.models[0].profile.M", "0.5"),

@@ -89,6 +89,6 @@ def compile_plan(scenario) -> Plan:
         fall_damage=int(e["fall_damage"]),
         max_rounds=int(scenario.simulation["max_rounds"]),
         distance=-1.0 if side["distance"] is None else float(side["distance"]),
-        move=float(mover.profile["M"] or 0.0), sight=bool(side["line_of_sight"]),
+        move=float(mover.profile["M"] or 0.0), sight=side["line_of_sight"] is not False,
         move_ap=int(e["move_ap"] or 1),
     ))

@@ -66,6 +66,8 @@ def contact(plan) -> tuple[int, int, int] | None:
     c = plan.charger
     if plan.distance < 0:
         return 1, plan.ap[c], OPENS
+    if plan.distance == 0 and not plan.sight:  # in contact already: no move to pay for
+        return 1, plan.ap[c], MOVED
     reach, cost = (plan.move, plan.push_ap) if plan.push else (2 * plan.move, CHARGE_AP)
     gap = plan.distance
     for turn in range(1, plan.max_rounds + 1):
@@ -87,7 +89,7 @@ def contact(plan) -> tuple[int, int, int] | None:
 def schedule(plan) -> list[Exchange]:
     """The exchanges of a fight that nobody leaves, in order, up to ``max_rounds`` turns or
     the one its charged fighter flees from; for a push, those after a failed push (R3-9).
-    None before the charger reaches its target (:func:`contact`, R3-1).
+    No exchange before the charger reaches its target (:func:`contact`, R3-1).
 
     The turn of contact (turn 1 without a distance): the charger's activation opens with the
     charge (R3-2) or push (R3-9), with the AP its moves left it, or after a move into contact

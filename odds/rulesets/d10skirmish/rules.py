@@ -28,7 +28,7 @@ GROUP_KEYS = {
 
 SIDE_KEYS = {
     "distance": (s.number(0, 200), None),  # the charger's inches to its target (R3-1)
-    "line_of_sight": (s.boolean, True),    # the charger sees its target (R3-1)
+    "line_of_sight": (s.boolean, None),    # the charger sees its target (R3-1); None: yes
 }
 
 ENGAGEMENT = {
@@ -144,11 +144,11 @@ def _check_approach(scenario, charger: str, charged: str, mover) -> None:
     if other["distance"] is not None:
         raise (scenario.where(charged) / "distance").error(
             "is the charger's distance to its target; the charged fighter waits (R3-1)")
-    if not other["line_of_sight"]:
+    if other["line_of_sight"] is not None:
         raise (scenario.where(charged) / "line_of_sight").error(
             "is the charger's; the charged fighter waits (R3-1)")
     if side["distance"] is None:
-        if not side["line_of_sight"]:
+        if side["line_of_sight"] is not None:
             raise (scenario.where(charger) / "line_of_sight").error(
                 "is read only with the charger's distance to its target (R3-1)")
         if e["move_ap"] is not None:
@@ -162,7 +162,11 @@ def _check_approach(scenario, charger: str, charged: str, mover) -> None:
         raise (s.Where(scenario.source, "engagement") / "charged_ap_left").error(
             "says the charged fighter already activated in turn 1; with the charger's "
             "distance the fight starts apart (R3-1)")
-    if e["opening"] == "push" and not side["line_of_sight"]:
+    if (e["move_ap"] or 1) > mover.profile["AP"]:
+        raise (s.Where(scenario.source, "engagement") / "move_ap").error(
+            f"must be at most the charger's AP ({mover.profile['AP']}), got {e['move_ap']}: "
+            "it could never move (R3-1)")
+    if e["opening"] == "push" and side["line_of_sight"] is False:
         raise (s.Where(scenario.source, "engagement") / "opening").error(
             "a push needs the charger to see its target (R3-1, R3-9)")
 
