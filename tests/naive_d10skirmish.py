@@ -173,18 +173,15 @@ class Fight:
         reach = self.move if push else 2 * self.move
         cost = self.e["push_ap"] if push else CHARGE_AP
         gap, move_ap = self.gap, self.e["move_ap"] or 1  # README: 1 AP a move by default
-        if gap == 0 and not self.sight:  # README: already in contact, no move to make
-            charger.ap = charger.ap_each_turn
-            return 1, False
         for turn in range(1, self.max_rounds + 1):
             charger.ap = charger.ap_each_turn
             while not (self.sight and gap <= reach):
+                if gap <= 0:  # unseen and in contact: no move to make
+                    return turn, False
                 if charger.ap < move_ap:
                     break
                 charger.ap -= move_ap
                 gap -= self.move
-                if gap <= 0:
-                    return turn, False
             else:
                 if charger.ap >= cost:
                     return turn, True

@@ -161,6 +161,13 @@ def _empty(tab, e):
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
+def _place(at, origin, e, j, v):
+    """Where value v of entry e's field j is in the pool (its window starts at ``at`` with
+    the value ``origin``)."""
+    return at[e, j] + v - origin[e, j]
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
 def copy(source, target):
     """``target[:] = source`` in a plain loop: an array assigned to a row compiles numba's
     shape checks and their messages, seconds of compiling."""
@@ -204,7 +211,7 @@ def taken(tab, least):
             for j in range(low.shape[1]):
                 first[b, j] = f
                 for x in range(low[e, j], high[e, j] + 1):
-                    masses[f] = pool[at[e, j] + x - origin[e, j]]
+                    masses[f] = pool[_place(at, origin, e, j, x)]
                     f += 1
             copy(low[e], lows[b])
             copy(high[e], highs[b])
@@ -234,7 +241,7 @@ def dense(tab, e, base, out):
     for j in range(low.shape[1]):
         start = base[j] if len(base) > 1 else 0
         for x in range(low[e, j], high[e, j] + 1):
-            out[start + x] = pool[at[e, j] + x - origin[e, j]]
+            out[start + x] = pool[_place(at, origin, e, j, x)]
 
 
 @njit(cache=True)
@@ -264,7 +271,7 @@ def rebuilt(tab, cap, most):
                 length = max(high[e, j] - low[e, j] + 1, 0)
                 new_at[f, j], new_origin[f, j], new_room[f, j] = out[7][2], low[e, j], length
                 for x in range(length):
-                    new_pool[out[7][2] + x] = pool[at[e, j] + low[e, j] - origin[e, j] + x]
+                    new_pool[out[7][2] + x] = pool[_place(at, origin, e, j, low[e, j] + x)]
                 out[7][2] += length
             out[4][f] = clock[e]
             out[5][f] = True
@@ -299,7 +306,7 @@ def add(tab, e, mass, low, high, shift, base, p):
             return BEYOND
         if a < origin[e, j] or b >= origin[e, j] + room[e, j]:
             _move(tab, e, j, a, b, span)
-        start, offset = at[e, j] + a - origin[e, j], base[j] + low[j]
+        start, offset = _place(at, origin, e, j, a), base[j] + low[j]
         for x in range(b - a + 1):
             pool[start + x] += p * mass[offset + x]
         lo[e, j] = min(lo[e, j], a)
@@ -347,7 +354,7 @@ def _move(tab, e, j, a, b, span):
     for x in range(length):
         pool[new + x] = 0.0
     for v in range(lo[e, j], hi[e, j] + 1):
-        pool[new + v - first] = pool[at[e, j] + v - origin[e, j]]
+        pool[new + v - first] = pool[_place(at, origin, e, j, v)]
     at[e, j], origin[e, j], room[e, j] = new, first, length
     count[2] += length
 
@@ -406,7 +413,7 @@ def paired(tab, lows, graded):
     for e in range(len(keys)):
         for j in range(k):
             place[j] = low[e, j]
-            left[j] = pool[at[e, j] + place[j] - origin[e, j]]
+            left[j] = pool[_place(at, origin, e, j, place[j])]
         while True:
             w = left.min()
             unpack(keys[e], states[n])
@@ -420,12 +427,12 @@ def paired(tab, lows, graded):
                 if left[j] <= 0.0:
                     place[j] += 1
                     while place[j] <= high[e, j] and \
-                            pool[at[e, j] + place[j] - origin[e, j]] == 0.0:
+                            pool[_place(at, origin, e, j, place[j])] == 0.0:
                         place[j] += 1
                     if place[j] > high[e, j]:
                         done = True
                     else:
-                        left[j] = pool[at[e, j] + place[j] - origin[e, j]]
+                        left[j] = pool[_place(at, origin, e, j, place[j])]
             if done:
                 break
     return states[:n], weights[:n]

@@ -184,7 +184,7 @@ def solver(fight):
             if added == states.NO_ROOM:  # the pool is full: the walk grows it
                 again(path)
                 return FULL_ENDED if over else FULL_LIVE
-            if added:
+            if added == states.BEYOND:
                 return OUTSIDE
             more = next_path(path)
         return 0

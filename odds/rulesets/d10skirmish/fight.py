@@ -66,8 +66,6 @@ def contact(plan) -> tuple[int, int, int] | None:
     c = plan.charger
     if plan.distance < 0:
         return 1, plan.ap[c], OPENS
-    if plan.distance == 0 and not plan.sight:  # in contact already: no move to pay for
-        return 1, plan.ap[c], MOVED
     reach, cost = (plan.move, plan.push_ap) if plan.push else (2 * plan.move, CHARGE_AP)
     gap = plan.distance
     for turn in range(1, plan.max_rounds + 1):
@@ -77,12 +75,12 @@ def contact(plan) -> tuple[int, int, int] | None:
                 if ap >= cost:
                     return turn, ap, OPENS
                 break
+            if gap <= 0:  # unseen, in contact: after a move, or from the start
+                return turn, ap, MOVED
             if ap < plan.move_ap:
                 break
             ap -= plan.move_ap
             gap -= plan.move
-            if gap <= 0:
-                return turn, ap, MOVED
     return None
 
 
