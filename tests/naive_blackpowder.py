@@ -18,9 +18,11 @@ from odds.core.outcome import (
     MUTUAL,
     NO_FIGHT,
     NONE,
+    UNIT_FATES,
     UNRESOLVED,
 )
 from odds.rulesets.blackpowder import rules
+from odds.rulesets.blackpowder.brigade import melee
 
 CAVALRY = ("cavalry", "heavy cavalry")
 
@@ -32,10 +34,12 @@ def tables():
 
 
 class Unit:
-    """One side's unit during a fight."""
+    """One unit during a fight."""
 
-    def __init__(self, options: dict):
+    def __init__(self, options: dict, name: str, side: int):
         self.o = options
+        self.name = name
+        self.side = side
         self.type = options["type"]
         self.formation = options["formation"]
         self.hth = options["profile"]["hand_to_hand"]
@@ -46,18 +50,31 @@ class Unit:
         self.start = self.stamina if "shaken" in options["status"] else 0
         self.casualties = self.start
         self.suffered = 0
-        self.won_last = False
-        self.face = "front"
+        self.faces = {}  # the face each enemy in contact is on: front, flank or rear
+        self.contacts = []  # enemies in contact, the one its dice go to first
+        self.supports = []  # (supporting unit, "rear" or "flank")
         self.charging = False
         self.rules_active = True
         known = tables()[2]
         self.rules = [known[n] for n in options["rules"]]
         self.steady_used = False
         self.rerolls = 0
+        self.fate = "standing"
 
     @property
     def shaken(self) -> bool:
         return self.casualties >= self.stamina
+
+    @property
+    def standing(self) -> bool:
+        return self.fate == "standing"
+
+    def enemy(self):
+        """The enemy in contact its dice go to, or None."""
+        return next((v for v in self.contacts if v.standing), None)
+
+    def flanked(self) -> bool:
+        return any(v.standing and self.faces[v] != "front" for v in self.contacts)
 
     def has(self, effect: str):
         return [getattr(r, effect) for r in self.rules if self.rules_active and getattr(r, effect)]
@@ -90,24 +107,24 @@ def break_test_roll(rng, unit: Unit, deduction: int) -> str:
         unit.rerolls -= 1
 
 
-def strike(rng, s: Unit, t: Unit, first: bool, e: dict, mods) -> int:
-    """Side s's dice against t this round: casualties inflicted (R4-5, R4-6, §5.3)."""
+def strike(rng, s: Unit, t: Unit, first: bool, won_last: bool, e: dict, mods) -> int:
+    """Unit s's dice against t this round: casualties inflicted (R4-5, R4-6, §5.3)."""
     hit, save = mods["to_hit"], mods["morale_save"]
     charge_round = first and s.charging
     dice = s.hth
-    if (s.type == "pikes" and not s.disordered and s.face == "front" and t.type in CAVALRY
+    if (s.type == "pikes" and not s.disordered and s.faces[t] == "front" and t.type in CAVALRY
             and (first or e["pike_double_dice_rounds"] == "all")):
         dice *= 2
     mod = 0
     if charge_round:
         mod += hit["charging"]
-    if s.won_last:
+    if won_last:
         mod += hit["won_last_round"]
     if s.shaken or s.disordered:
         mod += hit["shaken_or_disordered"]
     if s.formation == "skirmish":
         mod += hit["skirmish"]
-    if s.face != "front":
+    if s.flanked():
         mod += hit["flank_or_rear"]
     target = clamp_hit(hit["base"] - mod, hit)
     reroll_all = any((r == "charge" and charge_round) or (r == "first" and first)
@@ -138,13 +155,16 @@ def strike(rng, s: Unit, t: Unit, first: bool, e: dict, mods) -> int:
 
 
 def combat_result(rng, s: Unit, t: Unit, inflicted: int, first: bool, mods) -> int:
-    """Casualties inflicted plus the §5.3 bonuses."""
+    """Unit s's casualties inflicted plus the §5.3 bonuses: its own support keys and the
+    units supporting it that still stand, unless it is flanked or cannot be supported."""
     cr = mods["combat_result"]
     result = inflicted
     if not (s.type in ("artillery", "horse artillery") or s.formation in ("skirmish", "square")
-            or s.o["building"] or s.face != "front"):
-        result += cr["rear_support"] * s.o["rear_support"]
-        result += cr["flank_support"] * min(s.o["flank_supports"], cr["max_flank_supports"])
+            or s.o["building"] or s.flanked()):
+        rear = int(s.o["rear_support"]) + sum(x.standing for x, at in s.supports if at == "rear")
+        flanks = s.o["flank_supports"] + sum(x.standing for x, at in s.supports if at == "flank")
+        result += cr["rear_support"] * rear
+        result += cr["flank_support"] * min(flanks, cr["max_flank_supports"])
     if s.formation == "square" and t.type in CAVALRY:
         result += cr["square_vs_cavalry"]
     result += min(s.o["building"], cr["max_building"])
@@ -161,7 +181,7 @@ def order_goes_in(rng, scenario) -> bool:
     made towards the target cover the distance."""
     e = scenario.engagement
     table = rules.orders()
-    unit = scenario.side(e["charger"]).options
+    unit = scenario.side(e["charger"]).every_unit[0].options
     rating = e["staff_rating"] + (e["command_modifier"] or 0)
     rating += table.modifiers["per_12_inches_from_commander"] * int((e["commander_distance"]
                                                                       or 0) / 12)
@@ -182,30 +202,80 @@ def order_goes_in(rng, scenario) -> bool:
 
 
 def fight(scenario, rng: random.Random) -> dict:
-    """One charge and melee; the outcome record's values as a dict."""
+    """One charge and melee; the outcome record's values as a dict (with several units a
+    side, each unit's fate, lost and wounds too)."""
     mods = tables()[0]
     e = scenario.engagement
-    units = [Unit(scenario.attacker.options), Unit(scenario.defender.options)]
+    m = melee(scenario)
+    units = [Unit(o, name, side) for o, name, side in zip(m.units, m.names, m.side)]
+    for u, t in enumerate(m.target):
+        if t >= 0:
+            units[u].contacts.append(units[t])
+            units[t].contacts.append(units[u])
+            units[u].faces[units[t]] = "front"
+            units[t].faces[units[u]] = m.facing[u]
+            units[u].charging = True
+    for u in units:  # the charged unit's dice go to its front charger first
+        u.contacts.sort(key=lambda v: ("front", "flank", "rear").index(u.faces[v]))
+    for x, u in enumerate(m.supports):
+        if u >= 0:
+            units[u].supports.append((units[x], m.support_from[x]))
     c = 0 if e["charger"] == "attacker" else 1
-    charger, target = units[c], units[1 - c]
     side = (ATTACKER, DEFENDER)
     winner, end, rounds = NONE, UNRESOLVED, 0
     reaction = e["reaction"]
+    in_melee = [u for u in units if u.contacts]
+    won_last = [False, False]
 
     def record():
         w = winner - 1
-        sweep = (rounds > 0 and w >= 0 and e["sweeping_advance"] and units[w].type in CAVALRY
-                 and not units[w].shaken)
-        return {"winner": winner, "end": end, "rounds": rounds,
-                "attacker_lost": units[0].casualties - units[0].start,
-                "defender_lost": units[1].casualties - units[1].start,
-                "attacker_wounds": units[0].suffered, "defender_wounds": units[1].suffered,
-                "attacker_shaken": int(units[0].shaken), "defender_shaken": int(units[1].shaken),
-                "sweeping_advance": int(sweep)}
+        out = {"winner": winner, "end": end, "rounds": rounds}
+        for s, key in enumerate(("attacker", "defender")):
+            mine = [u for u in units if u.side == s]
+            out[f"{key}_lost"] = sum(u.casualties - u.start for u in mine)
+            out[f"{key}_wounds"] = sum(u.suffered for u in mine)
+        for s, key in enumerate(("attacker", "defender")):
+            out[f"{key}_shaken"] = int(any(u.shaken for u in units if u.side == s))
+        out["sweeping_advance"] = int(rounds > 0 and w >= 0 and e["sweeping_advance"] and any(
+            u.side == w and u.type in CAVALRY and not u.shaken and u.standing
+            for u in in_melee))
+        if m.several:
+            for s, key in enumerate(("attacker", "defender")):
+                for i, u in enumerate(x for x in units if x.side == s):
+                    out[f"{key}.units[{i}].fate"] = UNIT_FATES.index(
+                        {"standing": "standing", "broken": "destroyed", "retired": "fled"}[
+                            u.fate])
+                    out[f"{key}.units[{i}].lost"] = u.casualties - u.start
+                    out[f"{key}.units[{i}].wounds"] = u.suffered
+        return out
+
+    def leave(u, result):
+        if result != "hold":
+            u.fate = "broken" if result == "break" else "retired"
+
+    def beaten(s):
+        return not any(u.standing for u in in_melee if u.side == s)
+
+    def ended(broke):
+        """The winner and end once a side has no unit of the melee standing, else None."""
+        out = [beaten(0), beaten(1)]
+        if not any(out):
+            return None
+        if all(out):
+            if broke[0] and broke[1]:
+                return NONE, MUTUAL
+            if broke[0] or broke[1]:
+                return (DEFENDER if broke[0] else ATTACKER), DESTROYED
+            return NONE, UNRESOLVED
+        loser = 0 if out[0] else 1
+        fates = [u.fate for u in in_melee if u.side == loser]
+        return side[1 - loser], (FLED if "retired" in fates else DESTROYED)
 
     if e["staff_rating"] is not None and not order_goes_in(rng, scenario):
         end = NO_FIGHT
         return record()
+    charger = next(u for u in units if u.charging)
+    target = charger.contacts[0]
     if reaction == "evade":
         if not e["evade_room"]:
             winner, end = side[c], DESTROYED
@@ -218,89 +288,100 @@ def fight(scenario, rng: random.Random) -> dict:
         return record()
     if reaction == "hedgehog" and d6(rng) + d6(rng) <= e["hedgehog_order"]:
         target.formation = "hedgehog"
-    if reaction != "turn to face" and target.formation not in ("square", "hedgehog"):
-        target.face = e["facing"]
-    charger.charging = True
+    for t in units:
+        if reaction == "turn to face" or t.formation in ("square", "hedgehog"):
+            t.faces = {v: "front" for v in t.faces}
     if reaction == "counter-charge":
         target.charging = True
         if charger.type not in CAVALRY:
             charger.charging = False
-    for s, t in ((charger, target), (target, charger)):
-        pikes_front = t.type == "pikes" and not t.disordered and t.face == "front"
-        if s.type in CAVALRY and pikes_front and (s is charger or reaction == "counter-charge"):
-            s.charging = False
-            s.rules_active = False
-        if s.type in CAVALRY and t.formation == "square":
-            s.charging = False
+    for s in units:
+        for t in s.contacts:
+            pikes_front = t.type == "pikes" and not t.disordered and t.faces[s] == "front"
+            if s.type in CAVALRY and pikes_front and (s.charging or reaction == "counter-charge"):
+                s.charging = False
+                s.rules_active = False
+            if s.type in CAVALRY and t.formation == "square":
+                s.charging = False
     for u in units:
         u.rerolls = sum(u.has("break_test_rerolls"))
 
     hit, save = mods["to_hit"], mods["morale_save"]
     if reaction == "closing fire":
-        mod = hit["closing_fire"] + (hit["shaken_or_disordered"]
-                                     if target.shaken or target.disordered else 0)
-        to_hit = clamp_hit(hit["base"] - mod, hit)
-        save_target = charger.morale
-        if target.type in ("artillery", "horse artillery"):
-            save_target -= save["artillery_closing_fire"]
-        if charger.formation == "attack column":
-            save_target -= save["attack_column"]
-        save_target = max(save["best"], save_target)
-        hits = sum(d6(rng) >= to_hit for _ in range(target.shooting))
-        lost = sum(d6(rng) < save_target for _ in range(hits))
-        charger.casualties += lost
-        charger.suffered += lost
-        if lost and (charger.shaken or charger.has("test_on_casualty")):
-            result = break_test_roll(rng, charger, max(0, charger.casualties - charger.stamina))
-            charger.casualties = min(charger.casualties, charger.stamina)
-            if result != "hold":
-                winner = side[1 - c]
-                end = DESTROYED if result == "break" else FLED
-                return record()
-    if charger.charging and charger.has("enemy_tests_on_charge"):  # terrifying charge
-        result = break_test_roll(rng, target, 0)
-        if result != "hold":
-            winner = side[c]
-            end = DESTROYED if result == "break" else FLED
-            return record()
+        for t in units:
+            if t.side == c or not t.contacts:
+                continue
+            x = t.contacts[0]  # the first unit charging it
+            mod = hit["closing_fire"] + (hit["shaken_or_disordered"]
+                                         if t.shaken or t.disordered else 0)
+            to_hit = clamp_hit(hit["base"] - mod, hit)
+            save_target = x.morale
+            if t.type in ("artillery", "horse artillery"):
+                save_target -= save["artillery_closing_fire"]
+            if x.formation == "attack column":
+                save_target -= save["attack_column"]
+            save_target = max(save["best"], save_target)
+            hits = sum(d6(rng) >= to_hit for _ in range(t.shooting))
+            lost = sum(d6(rng) < save_target for _ in range(hits))
+            x.casualties += lost
+            x.suffered += lost
+            if lost and (x.shaken or x.has("test_on_casualty")):
+                leave(x, break_test_roll(rng, x, max(0, x.casualties - x.stamina)))
+                x.casualties = min(x.casualties, x.stamina)
+    for t in units:  # terrifying charge
+        if (t.side != c and t.standing and t.enemy() is not None
+                and any(x.charging and x.has("enemy_tests_on_charge") for x in t.contacts)):
+            leave(t, break_test_roll(rng, t, 0))
+    over = ended([any(u.fate == "broken" for u in units if u.side == s) for s in (0, 1)])
+    if over:
+        winner, end = over
+        return record()
 
     for k in range(scenario.simulation["max_rounds"]):
         first = k == 0
         rounds = k + 1
-        inflicted = [strike(rng, units[s], units[1 - s], first, e, mods) for s in range(2)]
-        for s in range(2):
-            units[1 - s].casualties += inflicted[s]
-            units[1 - s].suffered += inflicted[s]
-        results = [combat_result(rng, units[s], units[1 - s], inflicted[s], first, mods)
-                   for s in range(2)]
-        tests = ["hold", "hold"]
+        fighting = [(u, u.enemy()) for u in units if u.standing and u.enemy() is not None]
+        inflicted = {u: strike(rng, u, t, first, won_last[u.side], e, mods)
+                     for u, t in fighting}
+        results = [0, 0]
+        for u, t in fighting:
+            results[u.side] += inflicted[u]
+        for u, t in fighting:  # the results' D3s after every unit struck
+            results[u.side] += combat_result(rng, u, t, 0, first, mods)
+        taken = {u: 0 for u in units}
+        for u, t in fighting:
+            taken[t] += inflicted[u]
+        for u in units:
+            u.casualties += taken[u]
+            u.suffered += taken[u]
         if results[0] != results[1]:
             w = 0 if results[0] > results[1] else 1
-            units[w].won_last, units[1 - w].won_last = True, False
-            tests[1 - w] = break_test_roll(rng, units[1 - w], results[w] - results[1 - w])
-            if units[w].has("test_on_casualty") and inflicted[1 - w]:
-                tests[w] = break_test_roll(rng, units[w], 0)
+            won_last = [w == 0, w == 1]
+            for u, _ in fighting:
+                if u.side != w:
+                    leave(u, break_test_roll(rng, u, abs(results[0] - results[1])))
+            for u, _ in fighting:
+                if u.side == w and u.has("test_on_casualty") and taken[u]:
+                    leave(u, break_test_roll(rng, u, 0))
         else:
-            for s in range(2):
-                units[s].won_last = False
-                if units[s].shaken:
-                    tests[s] = break_test_roll(rng, units[s], 0)
-                elif units[s].type in CAVALRY:
-                    tests[s] = "retire"
-                elif units[s].has("test_on_casualty") and inflicted[1 - s]:
-                    tests[s] = break_test_roll(rng, units[s], 0)
+            won_last = [False, False]
+            for u, _ in fighting:
+                if u.shaken:
+                    leave(u, break_test_roll(rng, u, 0))
+                elif u.type in CAVALRY:
+                    leave(u, "retire")
+                elif u.has("test_on_casualty") and taken[u]:
+                    leave(u, break_test_roll(rng, u, 0))
+        for u, _ in fighting:  # a broken unit's supports test
+            if u.fate == "broken":
+                for x, _ in u.supports:
+                    if x.standing:
+                        leave(x, break_test_roll(rng, x, 0))
         for u in units:
             u.casualties = min(u.casualties, u.stamina)
-        if "break" in tests:
-            if tests[0] == tests[1]:
-                winner, end = NONE, MUTUAL
-            else:
-                winner, end = (DEFENDER if tests[0] == "break" else ATTACKER), DESTROYED
-            return record()
-        if "retire" in tests:
-            if tests[0] == tests[1]:
-                winner, end = NONE, UNRESOLVED
-            else:
-                winner, end = (DEFENDER if tests[0] == "retire" else ATTACKER), FLED
+        over = ended([any(u.fate == "broken" and u.side == s for u, _ in fighting)
+                      for s in (0, 1)])
+        if over:
+            winner, end = over
             return record()
     return record()

@@ -189,17 +189,20 @@ def test_evade_and_square():
 
 
 def test_combat_result_bonuses_in_the_plan():
-    """§5.3 arithmetic: supports (not when engaged in the flank), square against cavalry,
-    buildings, heavy cavalry +1 in the charge round only, cancelled by pikes (R4-5)."""
+    """§5.3 arithmetic: supports (not when engaged in the flank; one unit a side, they hold
+    all fight and are summed in), square against cavalry, buildings, heavy cavalry +1 in the
+    charge round only, cancelled by pikes (R4-5)."""
     plan = compile_plan(scenario(unit("A", rules=["heavy cavalry +1"], rear_support=True),
                                  unit("D", flank_supports=2, building=2), facing="flank"))
-    assert plan.result_bonus[0, :, 0].tolist() == [2, 1]   # rear support, +1 when charging
-    assert plan.result_bonus[0, :, 1].tolist() == [2, 2]   # building only: flank-engaged
+    assert plan.result_bonus[0, :, 0, 1].tolist() == [2, 1]   # rear support, +1 when charging
+    assert plan.result_bonus[0, :, 1, 0].tolist() == [2, 2]   # building only: flank-engaged
+    assert not plan.supported.any()  # nothing left to work out each round
+    assert plan.flank_of[0, 1, 0] and not plan.flank_of[0, 0, 1]  # the defender is flanked
     plan = compile_plan(scenario(unit("C", "cavalry", rules=["heavy cavalry +1"]),
                                  unit("S", formation="square", status=["shaken"],
                                       rear_support=True)))
-    assert plan.result_bonus[0, :, 1].tolist() == [3, 3]  # a square gets no support
-    assert plan.result_bonus[0, :, 0].tolist() == [0, 0]  # no charge bonus into a square
+    assert plan.result_bonus[0, :, 1, 0].tolist() == [3, 3]  # a square gets no support
+    assert plan.result_bonus[0, :, 0, 1].tolist() == [0, 0]  # no charge bonus into a square
     plan = compile_plan(scenario(unit("C", "heavy cavalry", rules=["heavy cavalry D3"]),
                                  unit("P", "pikes")))
     assert not plan.result_d3.any()

@@ -298,3 +298,50 @@ def test_terrifying_charge_tests_the_charged_unit_first():
             (closed.unit("C", "cavalry"), terrifying, {"reaction": "counter-charge"})]:
         tally = solved(closed.scenario(attacker, defender, **engagement))
         assert float(tally.outcomes[:, :, 0].sum()) == 0.0
+
+
+def _brigade(attackers, defenders, **engagement):
+    return {"ruleset": "blackpowder", "attacker": {"units": attackers},
+            "defender": {"units": defenders}, "engagement": engagement,
+            "simulation": {"max_rounds": engagement.pop("max_rounds", 1)}}
+
+
+def test_a_unit_support_adds_exactly_one_to_the_result_R4_3():
+    """§5.3: a unit supporting from the rear is +1 to its unit's result, as the unit's own
+    `rear_support` key: the two fights' winners and losses alike to 1e-12 (one round); one
+    from a flank too (`flank_supports = 1`); none while the supported unit is flanked."""
+    from exact_parity import outcome_probabilities
+
+    attacker, defender = closed.unit("A"), closed.unit("D")
+    for where, key in (("rear", {"rear_support": True}), ("flank", {"flank_supports": 1})):
+        by_unit = solved(_brigade(
+            [attacker, {**closed.unit("S"), "supports": "A", "support_from": where}],
+            [defender]))
+        by_key = solved(closed.scenario({**attacker, **key}, defender))
+        unsupported = solved(closed.scenario(attacker, defender))
+        got, want = outcome_probabilities(by_unit), outcome_probabilities(by_key)
+        for k in ("attacker_wins", "defender_wins", "both_destroyed", "unresolved"):
+            assert abs(got[k] - want[k]) < 1e-12, (where, k)
+        assert abs(got["attacker_wins"] - outcome_probabilities(unsupported)[
+            "attacker_wins"]) > 0.01
+        for column in ("attacker_lost", "defender_lost"):
+            assert_die(by_unit, column, _distribution(by_key, column))
+    # the defender supports its unit, but the second charger stands on its flank: no bonus
+    flanked = solved(_brigade([attacker, {**closed.unit("B"), "facing": "flank"}],
+                              [defender, {**closed.unit("S"), "supports": "D"}]))
+    plain = solved(_brigade([attacker, {**closed.unit("B"), "facing": "flank"}],
+                            [defender]))
+    a, b = outcome_probabilities(flanked), outcome_probabilities(plain)
+    assert all(abs(a[k] - b[k]) < 1e-12 for k in a), (a, b)
+
+
+def test_a_broken_units_supports_test_with_no_deduction_R4_3():
+    """§5.5: when the supported unit breaks, its support tests at plain 2D6: destroyed on 4
+    or less, fled on 5-6 (the bundled bands), each exactly P(broken) times that."""
+    tally = solved(_brigade([closed.unit("A", hth=2), {**closed.unit("S"), "supports": "A"}],
+                            [closed.unit("D", hth=9)], max_rounds=10))
+    fates = {i: _distribution(tally, f"attacker.units[{i}].fate") for i in (0, 1)}
+    broken = fates[0].get(1, 0.0)  # UNIT_DESTROYED
+    assert broken > 0.3
+    assert abs(fates[1].get(1, 0.0) - broken * 6 / 36) < 1e-12
+    assert abs(fates[1].get(3, 0.0) - broken * 9 / 36) < 1e-12  # UNIT_FLED

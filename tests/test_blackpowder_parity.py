@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import random
+from pathlib import Path
 
 import naive_blackpowder as naive
 import numpy as np
@@ -20,7 +21,6 @@ import pytest
 
 import odds
 from odds.core import runner
-from odds.core.outcome import COLUMNS
 from odds.rulesets import get_ruleset
 
 Z_MAX = 4.0
@@ -29,13 +29,19 @@ RARE = 5
 KERNEL_TRIALS = 100_000
 REFERENCE_TRIALS = 4_000
 RULESET = get_ruleset("blackpowder")
-COLUMNS_ALL = COLUMNS + RULESET.extra_columns
+SCENARIOS_DIR = Path(__file__).resolve().parents[1] / "data" / "scenarios"
 
 
 def unit(name, type_="infantry", hth=6, shooting=3, morale=4, stamina=3, **options):
     return {"name": name, "type": type_, "profile": {"hand_to_hand": hth, "shooting": shooting,
                                                      "morale": morale, "stamina": stamina},
             **options}
+
+
+def brigade(attackers, defenders, max_rounds=10, **engagement):
+    return odds.from_dict({"ruleset": "blackpowder", "name": "parity",
+                           "attacker": {"units": attackers}, "defender": {"units": defenders},
+                           "engagement": engagement, "simulation": {"max_rounds": max_rounds}})
 
 
 def scenario(attacker, defender, max_rounds=10, **engagement):
@@ -96,20 +102,37 @@ SCENARIOS = {
         {**FOOT, "formation": "attack column", "rules": ["terrifying charge"]},
         {**FOOT, "rules": ["steady", "valiant"]}, staff_rating=9, charge_distance=10,
         commander_distance=25, command_modifier=-1, move=9),
+    # several units a side (R4-3, §5.3): chargers on several faces, supports as units, each
+    # losing unit's test, a broken unit's supports' tests, per-unit outcomes
+    "R4-3 two battalions and a support against a line": odds.load(
+        SCENARIOS_DIR / "blackpowder_two_battalions_charge_a_line.toml"),
+    "R4-3 cavalry front and rear, closing fire, supports both sides": brigade(
+        [{**unit("Hussars", "cavalry", 7, 0, stamina=2, rules=["wavering"]),
+          "charges": "Line"},
+         {**unit("Dragoons", "cavalry", 6, 2, rules=["terrifying charge"]), "charges": "Line",
+          "facing": "rear"},
+         {**FOOT, "name": "Reserve", "supports": "Hussars", "support_from": "flank"}],
+        [{**FOOT, "name": "Line", "rules": ["valiant"], "flank_supports": 1},
+         {**FOOT, "name": "Second line", "supports": "Line"}],
+        reaction="closing fire", sweeping_advance=True),
+    "R4-3 three faces of a hedgehog": brigade(
+        [{**CUIRASSIERS, "name": "C1"}, {**FOOT, "name": "F1", "facing": "flank"},
+         {**FOOT, "name": "F2", "facing": "flank", "formation": "attack column"}],
+        [{**PIKES, "formation": "hedgehog", "profile": {**PIKES["profile"], "stamina": 4}}]),
 }
 
 
 def kernel_rows(sc):
     runner.set_threads(2)
     _, rows = runner.run(RULESET, RULESET.compile(sc), KERNEL_TRIALS, 20261130,
-                         keep_fights=True)
+                         keep_fights=True, columns=RULESET.columns(sc))
     return rows.astype(np.int64)
 
 
 def reference_rows(sc):
     rng = random.Random(4242)
     fights = [naive.fight(sc, rng) for _ in range(REFERENCE_TRIALS)]
-    return np.array([[f[c] for f in fights] for c in COLUMNS_ALL], np.int64)
+    return np.array([[f[c] for f in fights] for c in RULESET.columns(sc)], np.int64)
 
 
 def z_score(a: np.ndarray, b: np.ndarray) -> float:
@@ -136,14 +159,15 @@ def assert_same_rate(k: np.ndarray, r: np.ndarray, what: str):
 
 @pytest.mark.parametrize("name", SCENARIOS)
 def test_kernel_matches_reference(name):
-    """R4-2 (charges the checks allow), R4-4, R4-5, R4-6 played by both engines alike."""
+    """R4-2 (charges the checks allow), R4-3 (several units), R4-4, R4-5, R4-6 played by
+    both engines alike; with several units a side each unit's fate, lost and wounds too."""
     sc = SCENARIOS[name]
     k, r = kernel_rows(sc), reference_rows(sc)
     outcomes = set(zip(k[0], k[1])) | set(zip(r[0], r[1]))
     for w, e in outcomes:
         assert_same_rate((k[0] == w) & (k[1] == e), (r[0] == w) & (r[1] == e),
                          f"P(winner={w}, end={e})")
-    for i, column in enumerate(COLUMNS_ALL[2:], start=2):
+    for i, column in enumerate(RULESET.columns(sc)[2:], start=2):
         z = z_score(k[i], r[i])
         assert abs(z) < Z_MAX, f"mean {column}: z = {z:.2f}"
 

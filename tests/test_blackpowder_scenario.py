@@ -181,3 +181,103 @@ def test_reaction_is_a_policy_to_compare():
                        "engagement.reaction", ["stand", "counter-charge"], trials=20_000).frame
     stand, counter = frame.set_index("value").loc[["stand", "counter-charge"]].to_dict("records")
     assert counter["defender_wins_low"] > stand["defender_wins_high"]
+
+
+# -- several units a side (R4-3, §5.3) ----------------------------------------------------
+
+BRIGADE = SCENARIOS / "blackpowder_two_battalions_charge_a_line.toml"
+
+
+def brigade(attackers, defenders, **engagement):
+    return {"ruleset": "blackpowder", "attacker": {"units": attackers},
+            "defender": {"units": defenders}, "engagement": engagement}
+
+
+def test_issue_brigade_file_loads_unchanged_and_plays_each_unit():
+    """The issue's file (bundled as it was given): three attacker units, one defender; every
+    unit in the per-unit outcomes, the fates summing to the fights."""
+    sc = odds.load(BRIGADE)
+    assert [u.name for u in sc.attacker.units] == ["1st Battalion", "2nd Battalion",
+                                                   "3rd Battalion"]
+    assert sc.attacker.units[2].options["supports"] == "1st Battalion"
+    result = odds.simulate(sc, trials=3000, seed=3)
+    units = result.units()
+    assert list(units["unit"]) == ["1st Battalion", "2nd Battalion", "3rd Battalion",
+                                   "Line Battalion"]
+    fates = units[["standing", "destroyed", "fled"]].sum(axis=1)
+    assert ((fates - 1).abs() < 1e-12).all()
+    assert units["unreached"].eq(0).all()
+
+
+LINE = unit("Line")
+
+
+@pytest.mark.parametrize("attackers, defenders, engagement, field, words", [
+    ([{**unit("A"), "charges": "Lion"}, unit("B")], [LINE], {}, "attacker.units[0].charges",
+     "names no unit of the defender"),
+    ([{**unit("A"), "supports": "Nobody"}, unit("B")], [LINE], {}, "attacker.units[0].supports",
+     "names no other unit"),
+    ([{**unit("A"), "supports": "A"}, unit("B")], [LINE], {}, "attacker.units[0].supports",
+     "names no other unit"),
+    ([unit("A"), {**unit("B"), "supports": "A", "charges": "Line"}], [LINE], {},
+     "attacker.units[1].charges", "supports or charges"),
+    ([unit("A"), {**unit("B"), "support_from": "flank"}], [LINE], {},
+     "attacker.units[1].support_from", "only with `supports`"),
+    ([unit("A"), {**unit("B"), "facing": "front"}], [LINE], {}, "attacker.units[1]",
+     "no room"),
+    ([unit("A"), unit("B", facing="flank"), unit("C", facing="flank"),
+      unit("E", facing="flank")], [LINE], {}, "attacker.units[3].facing", "no room"),
+    ([unit("A"), {**unit("B"), "supports": "A"}],
+     [LINE, {**unit("D2"), "supports": "Line"}, unit("D3")], {}, "defender.units[2].name",
+     "not in the melee"),
+    ([unit("A", "artillery", formation="line"), unit("B", supports="A")], [LINE],
+     {"charger": "defender"}, "attacker.units[1].supports", "cannot be supported"),
+    ([unit("A", formation="skirmish"), unit("B", supports="A")],
+     [{**LINE, "formation": "skirmish"}], {}, "attacker.units[1].supports",
+     "cannot be supported"),
+    ([unit("A"), unit("B", supports="A"), unit("C", supports="A")], [LINE], {},
+     "attacker.units[2].support_from", "one unit supports from the rear"),
+    ([unit("A", rear_support=True), unit("B", supports="A")], [LINE], {},
+     "attacker.units[1].support_from", "one unit supports from the rear"),
+    ([unit("A"), unit("B", supports="C"), unit("C", supports="A")], [LINE], {},
+     "attacker.units[1].supports", "supports a unit itself"),
+    ([unit("A"), unit("B", facing="flank")], [LINE], {"reaction": "hedgehog"},
+     "engagement.reaction",
+     "one unit a side"),
+    ([unit("A"), unit("B", facing="flank")], [LINE],
+     {"staff_rating": 8, "charge_distance": 10}, "engagement.staff_rating", "R4-1"),
+    ([unit("A", "cavalry"), unit("B", facing="flank")], [{**LINE, "formation": "square"}], {},
+     "attacker.units[0].charges", "halts"),
+    ([unit("A", status=["shaken"]), unit("B", facing="flank")], [LINE], {},
+     "attacker.units[0].status", "R4-2"),
+    ([unit("A"), unit("B", facing="flank")], [LINE], {"reaction": "closing fire"}, None,
+     None),
+])
+def test_brigade_bad_input_names_the_field(attackers, defenders, engagement, field, words):
+    """R4-3 and §5.3: unknown units, a face with no room, a support that cannot support, a
+    unit in no melee, reactions and orders played with one unit a side only; one line
+    naming the file and field."""
+    d = brigade(attackers, defenders, **engagement)
+    if field is None:
+        odds.from_dict(d, "bp.toml")  # closing fire with several units: allowed
+        return
+    e = error(d)
+    assert e.field.startswith(field) and words in e.message, e
+
+
+def test_separate_melees_are_separate_scenarios():
+    """A unit of the defender charged apart from the first melee: an error at its name."""
+    e = error(brigade([{**unit("A"), "charges": "Line"}, {**unit("B"), "charges": "Other"}],
+                      [LINE, unit("Other")]))
+    assert "melee of its own" in e.message and e.field == "attacker.units[1].name"
+
+
+def test_brigade_bad_input_exits_2_on_the_command_line(tmp_path):
+    text = BRIGADE.read_text(encoding="utf-8").replace('supports = "1st Battalion"',
+                                                      'supports = "4th Battalion"')
+    bad = tmp_path / "bad.toml"
+    bad.write_text(text, encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "odds", "simulate", str(bad)],
+                         capture_output=True, text=True)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert "attacker.units[2].supports" in out.stderr and str(bad) in out.stderr

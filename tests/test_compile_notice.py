@@ -92,7 +92,7 @@ def test_the_notice_looks_at_the_parts_a_plans_solve_compiles(ruleset, scenario,
     assert {d.py_func.__name__ for d in _entry_dispatchers(solver, plan, "solve")} == parts
 
 
-def _toy(compiling: bool, kernel: str = "odds.rulesets.blackpowder.kernel"):
+def _toy(compiling: bool, kernel: str = "odds.rulesets.d10skirmish.kernel"):
     """A ruleset that plays nothing, with a real kernel module (one compiled variant)."""
     return SimpleNamespace(id="toy", extra_columns=(), needs_compiling=lambda plan=None: compiling,
                            play=lambda plan, seed, first, out: None, kernel=kernel)

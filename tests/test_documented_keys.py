@@ -197,6 +197,7 @@ D10SKIRMISH = ("d10skirmish_blademaster_vs_brute.toml", [
      "defender.models[0].profile.M": 4},
     {"engagement.move_ap": 2, "defender.distance": 10, "defender.models[0].profile.M": 4},
 ])
+BRIGADE = "blackpowder_two_battalions_charge_a_line.toml"  # several units a side
 BLACKPOWDER = ("blackpowder_infantry_flank_charge.toml", [
     {"attacker.profile.hand_to_hand": 7}, {"attacker.profile.shooting": 2},
     {"attacker.profile.morale": 5}, {"attacker.profile.stamina": 4},
@@ -225,6 +226,10 @@ BLACKPOWDER = ("blackpowder_infantry_flank_charge.toml", [
     {"engagement.command_modifier": -1, "engagement.staff_rating": 8,
      "engagement.charge_distance": 14},
     {"attacker.rules": ["terrifying charge"]},
+    (BRIGADE, {"attacker.units[1].charges": "Line Battalion"}),
+    (BRIGADE, {"attacker.units[1].facing": "rear"}),
+    (BRIGADE, {"attacker.units[2].supports": "2nd Battalion"}),
+    (BRIGADE, {"attacker.units[2].support_from": "flank"}),
 ])
 COMMON = [  # every ruleset
     {"name": "A renamed fight"}, {"simulation.trials": 300}, {"simulation.seed": 7},

@@ -311,10 +311,10 @@ def test_cli_on_option_mutants(command: str, workdir: Path):
         source = rng.choice(m.COMPARISONS if verb == "compare" else m.SCENARIOS)
         text = source.read_text("utf-8") if verb == "sweep" else ""
         target = ["defender.models[0].count", "1"] if verb == "sweep" else []
-        if "[[defender.units]]" in text:  # a side of several units
+        if verb == "sweep" and "models" not in text:  # units without model groups
+            target = ["simulation.max_rounds", "5,10"]
+        elif "[[defender.units]]" in text:  # a side of several units
             target = ["defender.units[0].models[0].count", "1"]
-        elif verb == "sweep" and "models" not in text:
-            target = ["engagement.charger", "attacker,defender"]
         argv = [verb, str(source), *target, *flags, *option.args]
         if "--trials" not in option.args and "--precision" not in option.args:
             argv += ["--trials", str(TRIALS)]

@@ -357,13 +357,13 @@ def test_a_signed_field_is_read_by_its_sign_and_multiplies_no_states():
 
 def test_cache_stamps_follow_the_sources_a_function_is_built_from():
     """A compiled function is stamped with its own folder, the core, and the folder of each
-    module its closure holds: the core's loop over blackpowder's rule text with the core and
+    module its closure holds: the core's walk over blackpowder's rule text with the core and
     blackpowder's folder, a plain core function with the core alone (so an edit to one
     ruleset leaves the others' kernels cached); the loop's index is the rule text's own."""
     import hashlib
 
     from odds.core import dice
-    from odds.rulesets.blackpowder import kernel as bp_kernel
+    from odds.rulesets.blackpowder import exact as bp_exact
     from odds.rulesets.d10skirmish import kernel as d10_kernel
 
     bp_folder = cache.ODDS / "rulesets" / "blackpowder"
@@ -373,7 +373,7 @@ def test_cache_stamps_follow_the_sources_a_function_is_built_from():
         by_hand.update(file.read_bytes())
     assert core == by_hand.hexdigest()
     locators = [f._cache._impl.locator  # numba internals
-                for f in (bp_kernel.play_trials, d10_kernel.play_trials, dice._aliases)]
+                for f in (bp_exact.COMPILED[0], d10_kernel.play_trials, dice._aliases)]
     assert all(isinstance(x, cache.InTreeLocator | cache.UserProvidedLocator) for x in locators)
     bp, d10, plain = (x.get_source_stamp() for x in locators)
     assert bp == cache.stamp(cache.CORE, bp_folder) and len({bp, d10, plain}) == 3
@@ -381,7 +381,7 @@ def test_cache_stamps_follow_the_sources_a_function_is_built_from():
     # each rule text's loop keeps an index of its own: a plug-in's plan type in a shared one
     # would make it unreadable in a process without the plug-in
     bp_index, d10_index = (f._cache._cache_file._index_name  # numba internals
-                           for f in (bp_kernel.play_trials, d10_kernel.play_trials))
+                           for f in (bp_exact.COMPILED[0], d10_kernel.play_trials))
     assert "blackpowder.fight" in bp_index and "d10skirmish.fight" in d10_index
 
 

@@ -35,8 +35,11 @@ def several_units(scenario) -> bool:
 def can_be_unreached(scenario) -> bool:
     """Whether a unit starts out of the fight (``engaged = false``, R0-12), so may never be
     reached."""
-    return any(unit.options.get("engaged") is False
-               for key in SIDES for unit in scenario.side(key).every_unit)
+    from odds.rulesets import get_ruleset
+
+    key = get_ruleset(scenario.ruleset).fresh_key
+    return key is not None and any(unit.options.get(key) is False
+                                   for side in SIDES for unit in scenario.side(side).every_unit)
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,9 @@ class Ruleset:
     default_max_rounds: int = 10
     single_unit: bool = False  # a unit is described by side_keys alone, with no [[models]]
     multi_unit: bool = False  # a side may be several units ([[<side>.units]], R0-13)
+    # the unit key that, false, puts a unit out of the fight at the start (R0-12); None:
+    # every unit is in it (blackpowder's `engaged` says something else)
+    fresh_key: str | None = "engaged"
     rules: dict[str, tuple] = field(default_factory=dict)  # the scenario's [rules] table
     exact: str | None = None  # the module of its exact solver (see odds.core.exact), if any
     own_special_rules: bool = False  # a scenario may add special rules ([special_rules])

@@ -10,7 +10,9 @@ and ``row(plan, state, out, t)`` writes an ended fight's ``COLUMNS`` outcome col
 text whose state or row grows with the scenario (e.g. its model groups) defines compiled
 ``fields(plan)`` and ``columns(plan)`` instead of the two constants; one whose stages take
 fights unevenly far (one pick a stage, however many a round needs) defines ``clock(plan,
-state)``, how far a fight has come, never less after a stage (see :func:`solve`).
+state)``, how far a fight has come, never less after a stage (see :func:`solve`); one whose
+tallies sit where the plan puts them (one a unit) defines compiled ``tallies(plan)``, their
+fields, instead of ``TALLIES``.
 :func:`kernel` compiles the loop that samples it, :func:`solver` the parts :func:`solve`
 walks exactly. They are compiled per rule text from closures (numba caches them, keyed on
 the rule text, see :mod:`odds.core.cache`): no ruleset writes a loop of its own.
@@ -52,8 +54,11 @@ def _sized(fight):
     for name, constant in (("fields", "FIELDS"), ("columns", "COLUMNS")):
         if not hasattr(fight, name):
             setattr(fight, name, _constant(getattr(fight, constant)))
+    if not hasattr(fight, "tallies"):
+        fight.tallies = _constant_fields(np.asarray(fight.TALLIES, np.int64))
+    fight.TALLIED = len(getattr(fight, "TALLIES", (0,))) > 0
     if not hasattr(fight, "spans"):
-        if len(fight.TALLIES) or _signs(fight):
+        if fight.TALLIED or _signs(fight):
             raise TypeError(f"{fight.__name__} has graded fields but no spans(plan)")
         fight.spans = _no_spans
     if not hasattr(fight, "reads_sign"):
@@ -78,6 +83,13 @@ def _constant(n):
     def size(plan):
         return n
     return size
+
+
+def _constant_fields(fields):
+    @njit(inline="always")
+    def tallies(plan):
+        return fields.copy()
+    return tallies
 
 
 def _own(fight, variant=0, **options):
@@ -144,15 +156,15 @@ def solver(fight):
     max_states)``, the whole walk, and ``rows(plan, states)``, the outcome record of ended
     states."""
     fight = _sized(fight)
-    graded = np.asarray(tuple(fight.TALLIES) + ((fight.SIGNED,) if _signs(fight) else ()),
-                        np.int64)
-    signed = len(graded) - 1 if _signs(fight) else -1  # its place among the graded fields
+    signs = _signs(fight)
+    the_signed = fight.SIGNED if signs else 0
     by_value = getattr(fight, "BY_VALUE", False)  # the signed field is read by its value
     rounds = getattr(fight, "ROUNDS", -1)  # the field naming the round, if any
-    tallied = len(fight.TALLIES) > 0  # else an ended state keeps its whole mass only
+    tallied = fight.TALLIED  # else an ended state keeps its whole mass only
 
     @_own(fight, cache=True, _nrt=False)
-    def paths(plan, state, child, path, mass, low, high, shift, base, live, ended, least):
+    def paths(plan, state, child, path, mass, low, high, shift, base, live, ended, least,
+              graded):
         """Replay the stage from ``state`` (its graded fields' masses ``mass``) for every
         path left of ``path``, adding each child to its table; FULL_LIVE or FULL_ENDED when
         a table is full (the path not yet played: grow it and call again), an error
@@ -197,12 +209,18 @@ def solver(fight):
     def walk(plan, max_states):
         plan = unowned(plan)
         owned_spans = fight.spans(plan)
-        k = len(graded)
+        tallies = fight.tallies(plan)  # the graded fields: the tallies, then the signed one
+        owned_graded = np.empty(len(tallies) + signs, np.int64)
+        owned_graded[:len(tallies)] = tallies
+        if signs:
+            owned_graded[-1] = the_signed
+        k = len(owned_graded)
+        signed = k - 1 if signs else -1  # its place among the graded fields
         owned_base = np.zeros(k + 1, np.int64)
         for j in range(k):
             owned_base[j + 1] = owned_base[j] + owned_spans[j, 1] - owned_spans[j, 0] + 1
         width = max(owned_base[k], 1)
-        spans, base = unowned((owned_spans, owned_base))
+        spans, base, graded = unowned((owned_spans, owned_base, owned_graded))
         first = np.zeros(states.width(fight.fields(plan)), np.int64)
         fight.begin(plan, first)
         buffers = (np.empty(len(first), np.int64), np.empty(len(first), np.int64), new_path(),
@@ -263,7 +281,8 @@ def solver(fight):
                             state[graded[j]] = spans[j, 0] + low[j]
                     while True:  # every way the stage goes, the tables grown when full
                         status = fight.solver_paths(plan, state, child, path, mass, low,
-                                                    high, shift, base, view, done, least)
+                                                    high, shift, base, view, done, least,
+                                                    graded)
                         if status == FULL_LIVE:
                             count = view[7]  # played entries dropped; grown if need be
                             live = states.rebuilt(live, max(len(live[0]),
@@ -283,6 +302,7 @@ def solver(fight):
             owned_base[0] = base[0]
             if k:
                 owned_spans[0, 0] = spans[0, 0]
+                owned_graded[0] = graded[0]
             count = view[7]
             most = max(most, count[0] - count[1])
             if count[0] - count[1] > max_states:
@@ -335,9 +355,10 @@ def solve(compiled, fight, plan, max_states: int):
     meet. **Graded fields** are kept apart from the state, as distributions given the rest
     of it (so they multiply no states):
 
-    - ``fight.TALLIES``, fields that stages only add to and never read (e.g. failed saves so
-      far). That is all the solver's contract asks (:mod:`odds.core.exact`: each column's
-      distribution, per winner): an ended state's tallies are paired by quantile;
+    - ``fight.TALLIES`` (or ``fight.tallies(plan)``), fields that stages only add to and
+      never read (e.g. failed saves so far). That is all the solver's contract asks
+      (:mod:`odds.core.exact`: each column's distribution, per winner): an ended state's
+      tallies are paired by quantile;
     - ``fight.SIGNED``, a field that stages add to and read only by its sign where
       ``fight.reads_sign(plan, state)`` (e.g. the round's lead in wounds, read at the
       round's end): there the state is played once for each sign, with that sign's mass; a
@@ -361,9 +382,8 @@ def _outcomes(status, most, stages, ended, fight, plan, rows, max_states):
         raise TooWide()
     if status:
         raise RuntimeError(f"the exact walk stopped: {WHY[status]}")
-    if len(fight.TALLIES):
-        states_, weights = states.paired(ended, _lows(fight, plan),
-                                         np.asarray(fight.TALLIES, np.int64))
+    if fight.TALLIED:
+        states_, weights = states.paired(ended, _lows(fight, plan), fight.tallies(plan))
     else:
         states_, weights = states.unpacked(ended[0][:ended[7][0]]), states.one_masses(ended)
     kept = weights > 0.0

@@ -1,7 +1,7 @@
 """Black Powder (1st ed.) melee with Pike & Shotte additions (R4-x, §5.x).
 See README.md here."""
 from odds.core.ruleset import Ruleset
-from odds.rulesets.blackpowder import rules
+from odds.rulesets.blackpowder import brigade, rules
 from odds.rulesets.blackpowder.compile import compile_plan
 
 
@@ -13,7 +13,7 @@ RULESET = Ruleset(
     group_keys={},
     side_keys=rules.SIDE_KEYS,
     engagement=rules.ENGAGEMENT,
-    check=rules.check,
+    check=brigade.check,
     compile=compile_plan,
     kernel="odds.rulesets.blackpowder.kernel",
     exact="odds.rulesets.blackpowder.exact",
@@ -24,6 +24,8 @@ RULESET = Ruleset(
     extra_columns=("attacker_shaken", "defender_shaken", "sweeping_advance"),
     flag_columns=("attacker_shaken", "defender_shaken", "sweeping_advance"),
     single_unit=True,
+    multi_unit=True,  # a brigade's units in one melee (brigade.py)
+    fresh_key=None,  # its `engaged` is a target already fighting (R4-2)
     # a unit has no models: its casualties (beyond stamina discarded) and failed saves
     lost=("casualty", "casualties"),
     wounds="failed saves",

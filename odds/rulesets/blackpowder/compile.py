@@ -1,16 +1,17 @@
 """Turn a checked blackpowder scenario into the flat numeric plan the kernel reads.
 
 Every modifier that does not change during a fight is summed here, and the rule text's laws
-(fight.with_laws) are tabulated over the ones that do (won the last round, shaken now). Semantics: README.md beside this file.
+(fight.with_laws) are tabulated over the ones that do (won the last round, shaken now,
+flanked now), for each unit against each enemy in contact (brigade.py). Semantics: README.md
+beside this file.
 """
 from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import NamedTuple
-
 import numpy as np
 
+from odds.core.dice import laws
 from odds.core.exact import dice_sum
 from odds.rulesets.blackpowder.fight import (  # noqa: F401 (the codes, for readers of plans)
     BREAK,
@@ -21,60 +22,23 @@ from odds.rulesets.blackpowder.fight import (  # noqa: F401 (the codes, for read
     HOLD,
     LOWEST,
     RETIRE,
+    hits_then_saves,
     with_laws,
 )
+from odds.rulesets.blackpowder.brigade import melee
+from odds.rulesets.blackpowder.plan import Plan
 from odds.rulesets.blackpowder.rules import (
     ALL_ROUND,
     ARTILLERY,
     CAVALRY,
     break_test,
+    halts,
     is_disordered,
     is_shaken,
     modifiers,
     orders,
     special_rules,
 )
-
-
-class Plan(NamedTuple):
-    """Arrays indexed [hedgehog formed][round: 0 first, 1 later][side: 0 attacker, 1 defender]."""
-
-    dice: np.ndarray          # (2, 2, 2) hand-to-hand dice (R4-6, doubled for pikes R4-5)
-    p_hit: np.ndarray         # (2, 2, 2, 2 won last round, 2 shaken now) P(a die hits)
-    reroll_misses: np.ndarray  # (2, 2, 2) re-roll every miss this round
-    reroll_one_miss: np.ndarray  # (2, 2) re-roll one miss each round
-    p_unsaved: np.ndarray     # (2, 2, 2) P(the enemy fails its morale save) against side s's hits
-    reroll_one_save: np.ndarray  # (2, 2) side s re-rolls one failed save each round
-    p_save: np.ndarray        # (2, 2, 2) P(side s's enemy saves), for the stubborn re-roll
-    result_bonus: np.ndarray  # (2, 2, 2) combat-result bonus (supports, square, building, charge)
-    result_d3: np.ndarray     # (2, 2, 2) +D3 to the combat result
-    test_on_casualty: np.ndarray  # (2, 2) wavering
-    first_test_passed: np.ndarray  # (2, 2) steady
-    square: np.ndarray        # (2, 2) ignores every break-test result but break
-    test_rerolls: np.ndarray  # (2, 2) valiant: break-test re-rolls per fight
-    terrifies: np.ndarray     # (2,) the charged unit tests before the melee (terrifying charge)
-    cavalry: np.ndarray       # (2,)
-    stamina: np.ndarray       # (2,)
-    start_casualties: np.ndarray  # (2,) stamina if the unit starts shaken
-    sweeps: np.ndarray        # (2,) sweeping advance when victorious (cavalry, option on)
-    band: np.ndarray          # break-test result for each modified score from LOWEST to 12
-    shaken_retire_breaks: bool
-    start: int                # FIGHT, EVADED, EVADER_DESTROYED or HALTED
-    hedgehog_order: int       # 2D6 at most this forms hedgehog; 0 when not declared
-    ordered: bool             # the charge waits on an order roll (R4-1)
-    order_chance: float       # P(the order brings the charger into contact)
-    closing_dice: int         # closing-fire dice, 0 for none (R4-4)
-    closing_p_hit: float
-    closing_p_unsaved: float  # P(the charger fails its save against closing fire)
-    charger: int
-    max_rounds: int
-    # the laws the rule text picks from (fight.with_laws)
-    casualty_law: np.ndarray | None = None  # [h, round, side, won, shaken]: casualties inflicted
-    closing_law: np.ndarray | None = None   # casualties closing fire inflicts on the charger
-    test_law: np.ndarray | None = None      # [h, side, deduction, shaken]: hold, retire, break
-    order_law: np.ndarray | None = None     # the order fails, the charge goes in (R4-1)
-    hedgehog_law: np.ndarray | None = None  # no hedgehog, hedgehog formed
-    d3_law: np.ndarray | None = None        # a D3 of charge bonus, 1 .. 3
 
 
 def p_at_least(target: int) -> float:
@@ -88,127 +52,174 @@ def compile_plan(scenario) -> Plan:
     hit, cr, save = mods["to_hit"], mods["combat_result"], mods["morale_save"]
     known = special_rules()
     e = scenario.engagement
-    units = [scenario.attacker.options, scenario.defender.options]
+    m = melee(scenario)
+    units = m.units
+    n = len(units)
     rules = [[known[name] for name in u["rules"]] for u in units]
-    c = 0 if e["charger"] == "attacker" else 1
     reaction = e["reaction"]
     cav = [u["type"] in CAVALRY for u in units]
     dis = [is_disordered(u) for u in units]
+    charged = [bool(m.chargers_of(t)) for t in range(n)]
+    contacts = np.full((n, n), -1, np.int64)
+    for u in range(n):
+        found = m.contacts(u)
+        contacts[u, :len(found)] = found
+    pairs = [(u, v) for u in range(n) for v in m.contacts(u)]
+    supporters = np.full((n, 3), -1, np.int64)  # behind, then the flanks
+    for u in range(n):
+        supporters[u, :len(m.supporters(u, "rear"))] = m.supporters(u, "rear")
+        supporters[u, 1:1 + len(m.supporters(u, "flank"))] = m.supporters(u, "flank")
 
-    dice = np.zeros((2, 2, 2), np.int64)
-    p_hit = np.zeros((2, 2, 2, 2, 2))
-    reroll_misses = np.zeros((2, 2, 2), np.bool_)
-    reroll_one_miss = np.zeros((2, 2), np.bool_)
-    p_unsaved = np.zeros((2, 2, 2))
-    p_save = np.zeros((2, 2, 2))
-    reroll_one_save = np.zeros((2, 2), np.bool_)
-    result_bonus = np.zeros((2, 2, 2), np.int64)
-    result_d3 = np.zeros((2, 2, 2), np.bool_)
-    test_on_casualty = np.zeros((2, 2), np.bool_)
-    first_test_passed = np.zeros((2, 2), np.bool_)
-    square = np.zeros((2, 2), np.bool_)
-    test_rerolls = np.zeros((2, 2), np.int64)
-    terrifies = np.zeros(2, np.bool_)
+    shape = (2, 2, n, n)
+    dice = np.zeros(shape, np.int64)
+    p_hit = np.zeros(shape + (2, 2, 2))
+    reroll_misses = np.zeros(shape, np.bool_)
+    p_unsaved = np.zeros(shape)
+    p_save = np.zeros(shape)
+    result_bonus = np.zeros(shape, np.int64)
+    result_d3 = np.zeros(shape, np.bool_)
+    flank_of = np.zeros((2, n, n), np.bool_)
+    per_unit = {name: np.zeros((2, n), dtype) for name, dtype in (
+        ("reroll_one_miss", np.bool_), ("reroll_one_save", np.bool_),
+        ("test_on_casualty", np.bool_), ("first_test_passed", np.bool_), ("square", np.bool_),
+        ("test_rerolls", np.int64), ("terrifies", np.bool_), ("supportable", np.bool_))}
     for h in range(2):
         formation = [u["formation"] for u in units]
-        if h:
-            formation[1 - c] = "hedgehog"
-        # the face each side fights on: the charger its front; all-round formations no flank
-        face = ["front", "front"]
-        if reaction != "turn to face" and formation[1 - c] not in ALL_ROUND:
-            face[1 - c] = e["facing"]
-        charging = [s == c or reaction == "counter-charge" for s in range(2)]
-        if reaction == "counter-charge" and units[c]["type"] not in CAVALRY:
-            charging[c] = False  # against infantry only the cavalry gets charge bonuses (R4-4)
-        pike_front = [units[s]["type"] == "pikes" and not dis[s] and face[s] == "front"
-                      for s in range(2)]
-        active = [True, True]  # special rules in force
-        for s in range(2):
-            t = 1 - s
-            if cav[s] and pike_front[t] and (s == c or reaction == "counter-charge"):
-                charging[s] = active[s] = False  # R4-5
-            if cav[s] and formation[t] == "square":
-                charging[s] = False  # a disordered or shaken square charged: no bonuses (§5.4)
-        for s in range(2):
-            t = 1 - s
-            mine = rules[s] if active[s] else []
-            flank = face[s] != "front"
-            supportable = not (units[s]["type"] in ARTILLERY or formation[s] in ("skirmish",
-                               "square") or units[s]["building"] or flank)
-            support = (cr["rear_support"] * units[s]["rear_support"]
-                       + cr["flank_support"] * min(units[s]["flank_supports"],
-                                                   cr["max_flank_supports"])) if supportable else 0
-            base_save = save["march_column"] * (formation[t] == "march column") \
-                + save["attack_column"] * (formation[t] == "attack column")
-            reroll_one_miss[h, s] = any(r.reroll_one_miss for r in mine)
-            reroll_one_save[h, s] = any(r.reroll_one_failed_save for r in mine)
-            test_on_casualty[h, s] = any(r.test_on_casualty for r in mine)
-            first_test_passed[h, s] = any(r.pass_first_break_test for r in mine)
-            square[h, s] = formation[s] == "square"
-            test_rerolls[h, s] = sum(x.break_test_rerolls for x in mine)
-            if s == c:  # a charge effect: lost with the charge bonuses (R4-5, squares)
-                terrifies[h] = charging[c] and any(x.enemy_tests_on_charge for x in mine)
+        if h:  # the charged unit formed hedgehog (one unit a side)
+            formation = ["hedgehog" if charged[t] else f for t, f in enumerate(formation)]
+        # the face u fights v on: a charger its front; all-round formations no flank
+        face = {(u, v): "front" for u, v in pairs}
+        for u, t in enumerate(m.target):
+            if t >= 0 and reaction != "turn to face" and formation[t] not in ALL_ROUND:
+                face[t, u] = m.facing[u]
+        charging = [m.target[u] >= 0 or (reaction == "counter-charge" and charged[u])
+                    for u in range(n)]
+        if reaction == "counter-charge":
+            for u, t in enumerate(m.target):
+                if t >= 0 and not cav[u]:
+                    charging[u] = False  # against infantry only cavalry gets charge bonuses
+        pike_front = {(u, v): units[u]["type"] == "pikes" and not dis[u] and face[u, v] == "front"
+                      for u, v in pairs}
+        active = [True] * n  # special rules in force
+        for u, v in pairs:
+            if cav[u] and pike_front[v, u] and (m.target[u] == v or reaction == "counter-charge"):
+                charging[u] = active[u] = False  # R4-5
+            if cav[u] and formation[v] == "square":
+                charging[u] = False  # a disordered or shaken square charged: no bonuses (§5.4)
+        mine = [rules[u] if active[u] else [] for u in range(n)]
+        for u in range(n):
+            o = units[u]
+            per_unit["supportable"][h, u] = not (o["type"] in ARTILLERY or formation[u] in (
+                "skirmish", "square") or o["building"])
+            per_unit["reroll_one_miss"][h, u] = any(r.reroll_one_miss for r in mine[u])
+            per_unit["reroll_one_save"][h, u] = any(r.reroll_one_failed_save for r in mine[u])
+            per_unit["test_on_casualty"][h, u] = any(r.test_on_casualty for r in mine[u])
+            per_unit["first_test_passed"][h, u] = any(r.pass_first_break_test for r in mine[u])
+            per_unit["square"][h, u] = formation[u] == "square"
+            per_unit["test_rerolls"][h, u] = sum(x.break_test_rerolls for x in mine[u])
+            # a charge effect: lost with the charge bonuses (R4-5, squares)
+            per_unit["terrifies"][h, u] = any(charging[x] and any(
+                r.enemy_tests_on_charge for r in mine[x]) for x in m.chargers_of(u))
+        for u, v in pairs:
+            flank = face[u, v] != "front"
+            flank_of[h, u, v] = flank
+            base_save = save["march_column"] * (formation[v] == "march column") \
+                + save["attack_column"] * (formation[v] == "attack column")
             for r in range(2):
                 first = r == 0
-                doubled = pike_front[s] and cav[t] and (first or
-                                                        e["pike_double_dice_rounds"] == "all")
-                dice[h, r, s] = units[s]["profile"]["hand_to_hand"] * (2 if doubled else 1)
-                charge_round = first and charging[s]
-                static = (hit["charging"] * charge_round + hit["skirmish"] * (
-                    formation[s] == "skirmish") + hit["flank_or_rear"] * flank)
-                for won in range(2):
-                    for shaken in range(2):
-                        mod = static + hit["won_last_round"] * won + hit[
-                            "shaken_or_disordered"] * (shaken or dis[s])
-                        target = min(hit["worst"], max(hit["best"], hit["base"] - mod))
-                        p_hit[h, r, s, won, shaken] = p_at_least(target)
-                reroll_misses[h, r, s] = any(
+                doubled = pike_front[u, v] and cav[v] and (first or
+                                                           e["pike_double_dice_rounds"] == "all")
+                dice[h, r, u, v] = units[u]["profile"]["hand_to_hand"] * (2 if doubled else 1)
+                charge_round = first and charging[u]
+                static = hit["charging"] * charge_round + hit["skirmish"] * (
+                    formation[u] == "skirmish")
+                for won, shaken, f in np.ndindex(2, 2, 2):
+                    flanked = f
+                    if n == 2:  # one unit a side: flanked the whole fight or never (fight.py)
+                        flanked = flank
+                    mod = static + hit["won_last_round"] * won + hit[
+                        "shaken_or_disordered"] * (shaken or dis[u]) + hit[
+                        "flank_or_rear"] * flanked
+                    target = min(hit["worst"], max(hit["best"], hit["base"] - mod))
+                    p_hit[h, r, u, v, won, shaken, f] = p_at_least(target)
+                reroll_misses[h, r, u, v] = any(
                     (x.reroll_misses == "charge" and charge_round)
-                    or (x.reroll_misses == "first" and first) for x in mine)
-                lance = sum(x.enemy_save_on_charge for x in mine) if charge_round else 0
-                target = max(save["best"], units[t]["profile"]["morale"] - base_save - lance)
-                p_save[h, r, s] = p_at_least(target)
-                p_unsaved[h, r, s] = 1 - p_save[h, r, s]
-                result_bonus[h, r, s] = (
-                    support + cr["square_vs_cavalry"] * (formation[s] == "square" and cav[t])
-                    + min(units[s]["building"], cr["max_building"])
-                    + (sum(x.charge_result_bonus for x in mine) if charge_round else 0))
-                result_d3[h, r, s] = charge_round and any(x.charge_result_d3 for x in mine)
+                    or (x.reroll_misses == "first" and first) for x in mine[u])
+                lance = sum(x.enemy_save_on_charge for x in mine[u]) if charge_round else 0
+                target = max(save["best"], units[v]["profile"]["morale"] - base_save - lance)
+                p_save[h, r, u, v] = p_at_least(target)
+                p_unsaved[h, r, u, v] = 1 - p_save[h, r, u, v]
+                result_bonus[h, r, u, v] = (
+                    cr["square_vs_cavalry"] * (formation[u] == "square" and cav[v])
+                    + min(units[u]["building"], cr["max_building"])
+                    + (sum(x.charge_result_bonus for x in mine[u]) if charge_round else 0))
+                result_d3[h, r, u, v] = charge_round and any(x.charge_result_d3 for x in mine[u])
+                if n == 2 and per_unit["supportable"][h, u] and not flank:
+                    # one unit a side: its supports (its own keys) hold the whole fight
+                    result_bonus[h, r, u, v] += cr["rear_support"] * units[u]["rear_support"] \
+                        + cr["flank_support"] * min(units[u]["flank_supports"],
+                                                    cr["max_flank_supports"])
 
     start = FIGHT
+    c = next(u for u in range(n) if m.target[u] >= 0)  # the (first) charger
     if reaction == "evade":
         start = EVADED if e["evade_room"] else EVADER_DESTROYED
-    elif (cav[c] and units[1 - c]["formation"] == "square" and not dis[1 - c]
-          and not is_shaken(units[1 - c])):
-        start = HALTED  # cavalry halts short of a steady square (§5.4)
-    closing_dice = units[1 - c]["profile"]["shooting"] if reaction == "closing fire" else 0
-    mod = hit["closing_fire"] + hit["shaken_or_disordered"] * (dis[1 - c]
-                                                                or is_shaken(units[1 - c]))
-    closing_target = min(hit["worst"], max(hit["best"], hit["base"] - mod))
-    closing_save = max(save["best"], units[c]["profile"]["morale"] - save["artillery_closing_fire"]
-                       * (units[1 - c]["type"] in ARTILLERY) - save["attack_column"] * (
-                           units[c]["formation"] == "attack column"))
+    elif halts(units[c], units[m.target[c]]):
+        start = HALTED  # cavalry halts short of a steady square (§5.4, one unit a side)
+    firing = [t for t in range(n) if reaction == "closing fire" and charged[t]]
+    closing_at = np.full(n, -1, np.int64)
+    closing = np.zeros((n, max([units[t]["profile"]["shooting"] for t in firing] + [0]) + 1))
+    closing[:, 0] = 1.0
+    for t in firing:  # R4-4, at the first unit charging it
+        closing_at[t] = x = m.chargers_of(t)[0]
+        closing[t] = _closing(units[t], units[x], hit, save, closing.shape[1] - 1)
     bands, shaken_retire_breaks = break_test()
     band = np.zeros(12 - LOWEST + 1, np.int64)
     for i, score in enumerate(range(LOWEST, 13)):
         band[i] = next(code for top, code in bands if top is None or score <= top)
     stamina = np.array([u["profile"]["stamina"] for u in units], np.int64)
+    wound_span = np.zeros(n, np.int64)  # every die against it, every round, and closing fire
+    for u, v in pairs:
+        wound_span[v] += scenario.simulation["max_rounds"] * dice[:, :, u, v].max()
+    for t in range(n):
+        if closing_at[t] >= 0:
+            wound_span[closing_at[t]] += units[t]["profile"]["shooting"]
     return with_laws(Plan(
-        dice=dice, p_hit=p_hit, reroll_misses=reroll_misses, reroll_one_miss=reroll_one_miss,
-        p_unsaved=p_unsaved, reroll_one_save=reroll_one_save, p_save=p_save,
-        result_bonus=result_bonus, result_d3=result_d3, test_on_casualty=test_on_casualty,
-        first_test_passed=first_test_passed, square=square,
-        test_rerolls=test_rerolls, terrifies=terrifies,
-        cavalry=np.array(cav, np.bool_), stamina=stamina,
-        start_casualties=np.array([stamina[s] if is_shaken(units[s]) else 0 for s in range(2)],
+        side=np.array(m.side, np.int64), contacts=contacts, flank_of=flank_of,
+        supporters=supporters, flanked=flank_of.any(axis=(0, 2)),
+        in_contact=np.array([sum(m.side[u] == s and contacts[u, 0] >= 0 for u in range(n))
+                             for s in (0, 1)], np.int64),
+        supported=((supporters >= 0).any(axis=1) | np.array(
+            [u["rear_support"] or u["flank_supports"] > 0 for u in units], np.bool_)) & (n > 2),
+        own_rear=np.array([int(u["rear_support"]) for u in units], np.int64),
+        own_flanks=np.array([u["flank_supports"] for u in units], np.int64), dice=dice,
+        p_hit=p_hit, reroll_misses=reroll_misses,
+        p_unsaved=p_unsaved, p_save=p_save, result_bonus=result_bonus, result_d3=result_d3,
+        **per_unit, cavalry=np.array(cav, np.bool_), stamina=stamina,
+        start_casualties=np.array([stamina[u] if is_shaken(units[u]) else 0 for u in range(n)],
                                   np.int64),
-        sweeps=np.array([cav[s] and e["sweeping_advance"] for s in range(2)], np.bool_),
-        band=band, shaken_retire_breaks=shaken_retire_breaks, start=start,
-        hedgehog_order=e["hedgehog_order"] if reaction == "hedgehog" else 0,
+        sweeps=np.array([cav[u] and e["sweeping_advance"] for u in range(n)], np.bool_),
+        closing_at=closing_at, closing_fire=bool((closing_at >= 0).any()),
+        terrifying=bool(per_unit["terrifies"].any()), wound_span=wound_span, band=band,
+        rear_bonus=cr["rear_support"], flank_bonus=cr["flank_support"],
+        max_flanks=cr["max_flank_supports"], shaken_retire_breaks=shaken_retire_breaks,
+        start=start, hedgehog_order=e["hedgehog_order"] if reaction == "hedgehog" else 0,
         ordered=e["staff_rating"] is not None, order_chance=order_chance(scenario),
-        closing_dice=closing_dice, closing_p_hit=p_at_least(closing_target),
-        closing_p_unsaved=1 - p_at_least(closing_save), charger=c,
-        max_rounds=scenario.simulation["max_rounds"]))
+        several=m.several, attackers=m.side.count(0), charger=m.side[c],
+        max_rounds=scenario.simulation["max_rounds"],
+        closing_law=laws(closing), units=n))
+
+
+def _closing(unit: dict, charger: dict, hit: dict, save: dict, most: int) -> np.ndarray:
+    """P(k casualties) from ``unit``'s closing fire on ``charger``, +1 to hit (R4-4)."""
+    mod = hit["closing_fire"] + hit["shaken_or_disordered"] * (is_disordered(unit)
+                                                                or is_shaken(unit))
+    to_hit = min(hit["worst"], max(hit["best"], hit["base"] - mod))
+    target = max(save["best"], charger["profile"]["morale"] - save["artillery_closing_fire"]
+                 * (unit["type"] in ARTILLERY) - save["attack_column"] * (
+                     charger["formation"] == "attack column"))
+    return hits_then_saves(unit["profile"]["shooting"], p_at_least(to_hit), False, False,
+                           1 - p_at_least(target), False, 0.0, most)
 
 
 def order_chance(scenario) -> float:
@@ -219,7 +230,7 @@ def order_chance(scenario) -> float:
     if e["staff_rating"] is None:
         return 1.0
     table = orders()
-    unit = scenario.side(e["charger"]).options
+    unit = scenario.side(e["charger"]).every_unit[0].options
     mods = table.modifiers
     rating = (e["staff_rating"] + (e["command_modifier"] or 0)
               + mods["per_12_inches_from_commander"] * int((e["commander_distance"] or 0) // 12)

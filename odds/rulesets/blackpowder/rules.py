@@ -52,6 +52,11 @@ SIDE_KEYS = {
     "building": (s.integer(0, 3), 0),
     "engaged": (s.boolean, False),  # already fighting another unit (skirmishers' charge, R4-2)
     "points": (s.number(0), None),
+    # several units a side (brigade.py): whom a unit charges, on which face, or whom it backs
+    "charges": (s.text, None),                     # None: the enemy's first unit
+    "facing": (s.choice("front", "flank", "rear"), None),  # None: the engagement's
+    "supports": (s.text, None),                    # a unit of its own side (§5.3)
+    "support_from": (s.choice("rear", "flank"), None),  # None: rear
 }
 
 ENGAGEMENT = {
@@ -221,41 +226,42 @@ def is_disordered(unit: dict) -> bool:
     return "disordered" in unit["status"]
 
 
+def halts(charger: dict, target: dict) -> bool:
+    """§5.4: cavalry halts short of a square that is neither disordered nor shaken."""
+    return (charger["type"] in CAVALRY and target["formation"] == "square"
+            and not is_disordered(target) and not is_shaken(target))
+
+
 def points(scenario, which: str) -> float | None:
-    """A side's points: its ``points`` key, or None."""
-    return scenario.side(which).options["points"]
+    """A side's points: its units' ``points`` keys added up, or None unless every unit has
+    one (a sum of some would understate the side)."""
+    given = [unit.options["points"] for unit in scenario.side(which).every_unit]
+    return None if None in given else sum(given)
 
 
 def check(scenario) -> None:
-    """Cross-field checks: rules known, who may charge (R4-2), who may react how (R4-4)."""
-    where = s.Where(scenario.source, "")
+    """Each unit's own checks: special rules known, formations its type can take (the
+    melee's, who may charge and react how, are brigade.check's)."""
     if scenario.weapons:
-        raise (where / "weapons").error("blackpowder units carry no weapons list; special "
-                                        "rules go in the side's `rules`")
+        raise s.Where(scenario.source, "weapons").error(
+            "blackpowder units carry no weapons list; special rules go in the side's `rules`")
     known = special_rules()
     for key in ("attacker", "defender"):
-        unit = scenario.side(key).options
-        for i, name in enumerate(unit["rules"]):
-            if name not in known:
-                raise unknown_name(name, known, scenario.where(key) / "rules" / i,
-                                   "`odds weapons blackpowder` lists them: "
-                                   + ", ".join(sorted(known)), kind="special rule",
-                                   inline=False)
-        if unit["formation"] == "square" and unit["type"] not in INFANTRY:
-            raise (scenario.where(key) / "formation").error("only infantry can form square")
-        if unit["formation"] == "hedgehog" and unit["type"] not in INFANTRY:
-            raise (scenario.where(key) / "formation").error("only infantry and pikes form hedgehog")
-    e = scenario.engagement
-    charger_key = e["charger"]
-    charged_key = "defender" if charger_key == "attacker" else "attacker"
-    _check_charger(scenario.side(charger_key).options, scenario.side(charged_key).options,
-                   e["facing"], scenario.where(charger_key))
-    _check_reaction(scenario.side(charged_key).options, scenario.side(charger_key).options,
-                    e, where / "engagement" / "reaction")
-    _check_order(e, where / "engagement")
+        for side, where in scenario.unit_wheres(key):
+            unit = side.options
+            for i, name in enumerate(unit["rules"]):
+                if name not in known:
+                    raise unknown_name(name, known, where / "rules" / i,
+                                       "`odds weapons blackpowder` lists them: "
+                                       + ", ".join(sorted(known)), kind="special rule",
+                                       inline=False)
+            if unit["formation"] == "square" and unit["type"] not in INFANTRY:
+                raise (where / "formation").error("only infantry can form square")
+            if unit["formation"] == "hedgehog" and unit["type"] not in INFANTRY:
+                raise (where / "formation").error("only infantry and pikes form hedgehog")
 
 
-def _check_order(e: dict, where: s.Where) -> None:
+def check_order(e: dict, where: s.Where) -> None:
     """R4-1: an order roll needs the distance to the target; its other keys need the roll."""
     if e["staff_rating"] is None:
         for key in ORDER_KEYS:
@@ -271,7 +277,7 @@ def _check_order(e: dict, where: s.Where) -> None:
             f"must be more than 0 inches, got {e['charge_distance']}")
 
 
-def _check_charger(charger: dict, target: dict, facing: str, where: s.Where) -> None:
+def check_charger(charger: dict, target: dict, facing: str, where: s.Where) -> None:
     """R4-2: shaken, march column, artillery and hedgehog units cannot charge; skirmishers
     charge close order only in the flank or rear of an engaged target."""
     if is_shaken(charger):
@@ -287,8 +293,8 @@ def _check_charger(charger: dict, target: dict, facing: str, where: s.Where) -> 
             "while it is engaged (R4-2): set the target's engaged = true and engagement.facing")
 
 
-def _check_reaction(unit: dict, charger: dict, e: dict, where: s.Where) -> None:
-    """R4-4: who may declare which reaction to a charge."""
+def check_reaction(unit: dict, charger: dict, e: dict, facing: str, where: s.Where) -> None:
+    """R4-4: who may declare which reaction to a charge on its ``facing``."""
     reaction, disordered = e["reaction"], is_disordered(unit)
     allowed = None
     if reaction == "closing fire":
@@ -307,11 +313,11 @@ def _check_reaction(unit: dict, charger: dict, e: dict, where: s.Where) -> None:
             allowed = ("only cavalry or horse artillery charged by infantry, or skirmishers "
                        "charged by infantry in another formation, may evade")
     elif reaction == "counter-charge":
-        if unit["type"] not in CAVALRY or e["facing"] != "front":
+        if unit["type"] not in CAVALRY or facing != "front":
             allowed = "only cavalry charged to its front may counter-charge"
         elif is_shaken(unit):
             allowed = "a shaken unit cannot counter-charge (§5.4)"
-    elif reaction == "turn to face" and (unit["type"] not in CAVALRY or e["facing"] == "front"):
+    elif reaction == "turn to face" and (unit["type"] not in CAVALRY or facing == "front"):
         allowed = "only cavalry charged in the flank or rear may turn to face"
     if allowed is None and disordered and reaction in ("evade", "counter-charge",
                                                        "turn to face"):

@@ -1,0 +1,226 @@
+"""Who fights whom in a blackpowder melee of several units a side (R4-3, §5.3), and its checks.
+
+The units are numbered attacker units first, then the defender's, in file order (one unit a
+side: 0 the attacker, 1 the defender). A unit of the charging side charges its ``charges``
+unit (else the enemy's first) on its ``facing`` (else the engagement's), unless it
+``supports`` a unit of its own side; a unit of the charged side is in the melee when charged,
+or supports. The units in contact make one melee (BP1: its units add up their results).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from odds.core import schema as s
+from odds.rulesets.blackpowder import rules
+from odds.rulesets.blackpowder.rules import ALL_ROUND, ARTILLERY
+
+FACES = ("front", "flank", "rear")
+ROOM = {"front": 1, "flank": 2, "rear": 1}  # chargers a face takes (R4-3, [AMB])
+ALL_ROUND_ROOM = 4  # a square or hedgehog: one charger a side
+REACTIONS = ("stand", "closing fire")  # played with several units a side
+
+
+@dataclass(frozen=True)
+class Melee:
+    """The units and their contacts (indexes as above)."""
+
+    units: list            # each unit's options
+    names: list[str]
+    wheres: list[s.Where]
+    side: list[int]        # 0 attacker, 1 defender
+    target: list[int]      # the unit it charges, -1 if none
+    facing: list[str]      # the face of its target it charges
+    supports: list[int]    # the unit it supports, -1 if none
+    support_from: list[str]  # "rear" or "flank"
+    several: bool          # a side has several units (the record has unit columns)
+
+    def chargers_of(self, t: int) -> list[int]:
+        """The units charging t: on its front first, then its flanks, then its rear, in
+        file order within each face (the order its dice go to them, §5.3 [ASM])."""
+        return sorted((u for u in range(len(self.units)) if self.target[u] == t),
+                      key=lambda u: FACES.index(self.facing[u]))
+
+    def contacts(self, u: int) -> list[int]:
+        """The enemies in contact with u, the one its dice go to first: its target, or its
+        chargers in :meth:`chargers_of` order."""
+        return [self.target[u]] if self.target[u] >= 0 else self.chargers_of(u)
+
+    def supporters(self, u: int, where: str) -> list[int]:
+        return [x for x in range(len(self.units))
+                if self.supports[x] == u and self.support_from[x] == where]
+
+
+def melee(scenario) -> Melee:
+    """The melee of a checked scenario (see :func:`check` for what is refused)."""
+    e = scenario.engagement
+    charging = 0 if e["charger"] == "attacker" else 1
+    units, names, wheres, side = [], [], [], []
+    for k, key in enumerate(("attacker", "defender")):
+        for unit, where in scenario.unit_wheres(key):
+            units.append(unit.options)
+            names.append(unit.name)
+            wheres.append(where)
+            side.append(k)
+    first = {k: side.index(k) for k in (0, 1)}
+    target, supports = [], []
+    for u, o in enumerate(units):
+        own = [x for x in range(len(units)) if side[x] == side[u]]
+        enemy = [x for x in range(len(units)) if side[x] != side[u]]
+        supports.append(own[[names[x] for x in own].index(o["supports"])]
+                        if o["supports"] in [names[x] for x in own] else -1)
+        if side[u] != charging or o["supports"] is not None:
+            target.append(-1)
+        elif o["charges"] is None:
+            target.append(first[1 - charging])
+        else:
+            found = [x for x in enemy if names[x] == o["charges"]]
+            target.append(found[0] if found else -1)
+    return Melee(units, names, wheres, side, target,
+                 [o["facing"] or e["facing"] for o in units], supports,
+                 [o["support_from"] or "rear" for o in units],
+                 any(scenario.side(k).units for k in ("attacker", "defender")))
+
+
+def check(scenario) -> None:
+    """Each unit's checks (rules.check), then the melee's: names known, every unit in it,
+    room on each face (R4-3), supports that can support (§5.3), one melee, who may charge
+    (R4-2) and react how (R4-4); several units a side take stand or closing fire and no
+    order roll."""
+    rules.check(scenario)
+    e = scenario.engagement
+    on = e["charger"]
+    off = "defender" if on == "attacker" else "attacker"
+    m = melee(scenario)
+    n = len(m.units)
+    for u, o in enumerate(m.units):
+        at = m.wheres[u]
+        mine = "attacker" if m.side[u] == 0 else "defender"
+        own = [m.names[x] for x in range(n) if m.side[x] == m.side[u] and x != u]
+        enemy = [m.names[x] for x in range(n) if m.side[x] != m.side[u]]
+        if o["supports"] is not None:
+            if o["supports"] not in own:
+                raise (at / "supports").error(
+                    f"names no other unit of the {mine}" + (
+                        f": {', '.join(map(repr, own))}" if own else " (it has no other unit)"))
+            if o["charges"] is not None:
+                raise (at / "charges").error("a unit supports or charges, not both (§5.3)")
+        elif o["support_from"] is not None:
+            raise (at / "support_from").error("is read only with `supports` (§5.3)")
+        if mine != on:
+            for key in ("charges", "facing"):
+                if o[key] is not None:
+                    raise (at / key).error(
+                        f"is for a unit of the charging side ({on}); this unit is charged")
+        elif o["supports"] is None:
+            if o["charges"] is not None and o["charges"] not in enemy:
+                raise (at / "charges").error(
+                    f"names no unit of the {off}: {', '.join(map(repr, enemy))}")
+        elif o["facing"] is not None:
+            raise (at / "facing").error("is read only for a charging unit, not a support")
+    for t in range(n):
+        _check_faces(m, t)
+    for x in range(n):
+        if m.supports[x] >= 0:
+            _check_support(m, x)
+    for t in range(n):
+        if m.target[t] < 0 and not m.chargers_of(t) and m.supports[t] < 0:
+            raise (m.wheres[t] / "name").error(
+                f"{m.names[t]!r} is not in the melee: no unit charges it and it supports none "
+                f"(give a unit of the {on} `charges = {m.names[t]!r}`, give it `supports`, or "
+                "leave it out)")
+    _check_one_melee(m)
+    for u, t in enumerate(m.target):
+        if t >= 0:
+            rules.check_charger(m.units[u], m.units[t], m.facing[u], m.wheres[u])
+            if m.several and rules.halts(m.units[u], m.units[t]):
+                raise (m.wheres[u] / "charges").error(
+                    f"cavalry halts short of the steady square {m.names[t]!r} (§5.4): with "
+                    "several units a side give it no charge that cannot go in")
+    if m.several:
+        where = s.Where(scenario.source, "engagement")
+        if e["reaction"] not in REACTIONS:
+            raise (where / "reaction").error(
+                f"{e['reaction']!r} is played with one unit a side; with several units a side "
+                f"the charged units {' or '.join(REACTIONS)}")
+        if e["staff_rating"] is not None:
+            raise (where / "staff_rating").error(
+                "the order roll (R4-1) is played with one unit a side; with several units "
+                "leave it out (the charges go in)")
+    for t in range(n):
+        chargers = m.chargers_of(t)
+        if chargers:  # its reaction is to the first unit charging it
+            rules.check_reaction(m.units[t], m.units[chargers[0]], e, m.facing[chargers[0]],
+                                 s.Where(scenario.source, "engagement.reaction"))
+    rules.check_order(e, s.Where(scenario.source, "engagement"))
+
+
+def _check_faces(m: Melee, t: int) -> None:
+    """R4-3 [AMB]: units of one frontage, so a charger fills a face: one on the front, one on
+    each flank, one on the rear; four on a square or hedgehog, which has no flanks."""
+    chargers = m.chargers_of(t)
+    all_round = m.units[t]["formation"] in ALL_ROUND
+    for face in FACES:
+        on_face = chargers if all_round else [u for u in chargers if m.facing[u] == face]
+        room = ALL_ROUND_ROOM if all_round else ROOM[face]
+        if len(on_face) > room:
+            u = on_face[room]
+            where = "facing" if m.units[u]["facing"] is not None or all_round else "charges"
+            raise (m.wheres[u] / where).error(
+                f"no room: {', '.join(repr(m.names[x]) for x in on_face[:room])} already "
+                f"{'fills' if room == 1 else 'fill'} the {'sides' if all_round else face} "
+                f"of {m.names[t]!r} (R4-3: a face takes {room} charger"
+                f"{'s' if room > 1 else ''} of one frontage)")
+        if all_round:
+            return
+
+
+def _check_support(m: Melee, x: int) -> None:
+    """§5.3: the supported unit is in the melee and can be supported; the supporter is not in
+    contact; one support behind, and at most two on the flanks."""
+    u, at = m.supports[x], m.wheres[x] / "supports"
+    o = m.units[u]
+    why = ("artillery" if o["type"] in ARTILLERY else "a skirmish line" if o["formation"] ==
+           "skirmish" else "a square" if o["formation"] == "square" else "in a building"
+           if o["building"] else None)
+    if why:
+        raise at.error(f"{m.names[u]!r} is {why}: it cannot be supported (§5.3)")
+    if m.supports[u] >= 0:
+        raise at.error(f"{m.names[u]!r} supports a unit itself")
+    if m.target[u] < 0 and not m.chargers_of(u):
+        raise at.error(f"{m.names[u]!r} is not in the melee: a support backs a unit in contact "
+                       "(§5.3)")
+    if m.chargers_of(x):
+        raise at.error(f"{m.names[x]!r} is charged: a unit in the melee cannot support")
+    rear, flank = m.supporters(u, "rear"), m.supporters(u, "flank")
+    if m.support_from[x] == "rear" and (o["rear_support"] or rear.index(x) > 0):
+        other = "its `rear_support` key" if o["rear_support"] else repr(m.names[rear[0]])
+        raise (m.wheres[x] / "support_from").error(
+            f"{m.names[u]!r} has a support behind it already ({other}): one unit supports "
+            "from the rear (§5.3)")
+    if m.support_from[x] == "flank" and o["flank_supports"] + flank.index(x) + 1 > 2:
+        raise (m.wheres[x] / "support_from").error(
+            f"{m.names[u]!r} has two flank supports already: at most one on each flank "
+            "(§5.3)")
+
+
+def _check_one_melee(m: Melee) -> None:
+    """The units in contact make one melee: separate melees are separate scenarios."""
+    n = len(m.units)
+    joined = list(range(n))
+
+    def root(u):
+        while joined[u] != u:
+            u = joined[u]
+        return u
+
+    for u in range(n):
+        for v in (m.target[u], m.supports[u]):
+            if v >= 0:
+                joined[root(u)] = root(v)
+    roots = {root(u) for u in range(n)}
+    if len(roots) > 1:
+        apart = next(u for u in range(n) if root(u) != root(0))
+        raise (m.wheres[apart] / "name").error(
+            f"{m.names[apart]!r} fights a melee of its own, apart from {m.names[0]!r}'s: "
+            "play separate melees as separate scenarios (a scenario is one melee)")
+
