@@ -18,9 +18,10 @@ RULESET = Ruleset(
     kernel="odds.rulesets.blackpowder.kernel",
     exact="odds.rulesets.blackpowder.exact",
     points=rules.points,
-    # R4-3 (measuring, contact) is table-top movement: out of scope (README); R4-1's order
-    # roll is played when the scenario gives a staff rating
-    rule_ids=("R4-1", "R4-2", "R4-4", "R4-5", "R4-6"),
+    # R4-3: who contacts which face is given (charges, facing), the room on a face is played,
+    # measuring is table-top movement (README); R4-1's order roll is played when the
+    # scenario gives a staff rating
+    rule_ids=("R4-1", "R4-2", "R4-3", "R4-4", "R4-5", "R4-6"),
     extra_columns=("attacker_shaken", "defender_shaken", "sweeping_advance"),
     flag_columns=("attacker_shaken", "defender_shaken", "sweeping_advance"),
     single_unit=True,
