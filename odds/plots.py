@@ -354,7 +354,8 @@ def unit_losses(result, ax=None, *, title: str | None = None):
     shown = [fate for fate in UNIT_FATES if (frame[fate] > 0).any() or fate == "destroyed"]
     lost = get_ruleset(result.scenario.ruleset).lost
     _fate_bars(ax, frame, rows - 0.17, shown)
-    _lost_bars(ax, frame, rows + 0.24, lost)
+    _lost_bars(ax, frame, rows + 0.24, lost, [f for f in get_ruleset(
+        result.scenario.ruleset).unit_flags if f in frame.columns])
     ax.set_yticks(rows, [textwrap.fill(f"{u.unit} ({u.side})", 24, break_long_words=False)
                          for u in frame.itertuples()], fontsize=9)
     for tick, side in zip(ax.get_yticklabels(), frame["side"]):
@@ -408,10 +409,11 @@ def _fate_bars(ax, frame, y, fates) -> None:
         line.set_path_effects([patheffects.withStroke(linewidth=3, foreground="white")])
 
 
-def _lost_bars(ax, frame, y, lost: tuple[str, str]) -> None:
+def _lost_bars(ax, frame, y, lost: tuple[str, str], flags=()) -> None:
     """Mean losses as a share of the unit (side colours) with "mean x of N models lost"
     beside (``lost``: the ruleset's words, one and several); a unit without a model count
-    (no model groups) gets "mean x casualties" alone."""
+    (no model groups) gets "mean x casualties" alone; then each unit flag's percent
+    ("shaken 91.6%")."""
     import pandas as pd
 
     for yi, u in zip(y, frame.itertuples()):
@@ -423,6 +425,7 @@ def _lost_bars(ax, frame, y, lost: tuple[str, str]) -> None:
             ax.barh(yi, 100, 0.26, color=colour, alpha=0.15)
             ax.barh(yi, share, 0.26, color=colour)
             text = f"mean {_amount(u.losses_mean)} of {report.count(u.models, *lost)}"
+        text += "".join(f", {flag} {_percent(100 * getattr(u, flag))}" for flag in flags)
         inside = share > 60
         ax.text(share - 1 if inside else share + 1, yi, text, va="center", fontsize=8,
                 ha="right" if inside else "left", color="white" if inside else "black")

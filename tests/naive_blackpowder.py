@@ -59,7 +59,7 @@ class Unit:
         self.rules = [known[n] for n in options["rules"]]
         self.steady_used = False
         self.rerolls = 0
-        self.fate = "standing"
+        self.fate = "standing" if options["in_melee"] else "unreached"
 
     @property
     def shaken(self) -> bool:
@@ -225,7 +225,9 @@ def fight(scenario, rng: random.Random) -> dict:
     winner, end, rounds = NONE, UNRESOLVED, 0
     reaction = e["reaction"]
     in_melee = [u for u in units if u.contacts]
+    fought = list(in_melee)  # and a fresh unit once charged
     won_last = [False, False]
+    second = []  # the round a second charge came before (§5.4), once a fight
 
     def record():
         w = winner - 1
@@ -238,15 +240,16 @@ def fight(scenario, rng: random.Random) -> dict:
             out[f"{key}_shaken"] = int(any(u.shaken for u in units if u.side == s))
         out["sweeping_advance"] = int(rounds > 0 and w >= 0 and e["sweeping_advance"] and any(
             u.side == w and u.type in CAVALRY and not u.shaken and u.standing
-            for u in in_melee))
+            for u in fought))
         if m.several:
             for s, key in enumerate(("attacker", "defender")):
                 for i, u in enumerate(x for x in units if x.side == s):
                     out[f"{key}.units[{i}].fate"] = UNIT_FATES.index(
-                        {"standing": "standing", "broken": "destroyed", "retired": "fled"}[
-                            u.fate])
+                        {"standing": "standing", "broken": "destroyed", "retired": "fled",
+                         "unreached": "unreached"}[u.fate])
                     out[f"{key}.units[{i}].lost"] = u.casualties - u.start
                     out[f"{key}.units[{i}].wounds"] = u.suffered
+                    out[f"{key}.units[{i}].shaken"] = int(u.shaken)
         return out
 
     def leave(u, result):
@@ -306,39 +309,77 @@ def fight(scenario, rng: random.Random) -> dict:
     for u in units:
         u.rerolls = sum(u.has("break_test_rerolls"))
 
-    hit, save = mods["to_hit"], mods["morale_save"]
+    def closing_fire(t, x):
+        """t's closing fire at its charger x (R4-4)."""
+        hit, save = mods["to_hit"], mods["morale_save"]
+        mod = hit["closing_fire"] + (hit["shaken_or_disordered"]
+                                     if t.shaken or t.disordered else 0)
+        to_hit = clamp_hit(hit["base"] - mod, hit)
+        save_target = x.morale
+        if t.type in ("artillery", "horse artillery"):
+            save_target -= save["artillery_closing_fire"]
+        if x.formation == "attack column":
+            save_target -= save["attack_column"]
+        save_target = max(save["best"], save_target)
+        hits = sum(d6(rng) >= to_hit for _ in range(t.shooting))
+        lost = sum(d6(rng) < save_target for _ in range(hits))
+        x.casualties += lost
+        x.suffered += lost
+        if lost and (x.shaken or x.has("test_on_casualty")):
+            leave(x, break_test_roll(rng, x, max(0, x.casualties - x.stamina)))
+            x.casualties = min(x.casualties, x.stamina)
+
+    def sweep(over):
+        """§5.4: the loser's fresh unit charged by the first unshaken cavalry unit of the
+        winners still standing that may reach it; a new melee of the two. Whether it was."""
+        if over[0] == NONE or rounds == 0 or second:
+            return False
+        loser = 0 if over[0] == DEFENDER else 1
+        f = m.fresh[loser]
+        found = [units[x] for x in (m.sweepers[f] if f >= 0 else [])
+                 if units[x].standing and not units[x].shaken]
+        if not found:
+            return False
+        x, y = found[0], units[f]
+        second.append(rounds)
+        y.fate = "standing"
+        x.contacts, y.contacts = [y], [x]
+        x.faces[y] = "front"
+        y.faces[x] = "front" if y.formation in ("square", "hedgehog") else m.facing[f]
+        x.charging = y.formation != "square"
+        in_melee[:] = [x, y]
+        fought.append(y)
+        won_last[:] = [False, False]
+        if reaction == "closing fire":
+            closing_fire(y, x)
+        if x.charging and x.has("enemy_tests_on_charge") and y.standing and x.standing:
+            leave(y, break_test_roll(rng, y, 0))
+        return True
+
+    def finish(broke):
+        """Whether the fight is over, after a second charge if one comes."""
+        nonlocal winner, end
+        over = ended(broke)
+        if over and sweep(over):
+            over = ended([any(u.fate == "broken" and u.side == s for u in in_melee)
+                          for s in (0, 1)])  # the second charge's closing fire, its terror
+        if over:
+            winner, end = over
+        return bool(over)
+
     if reaction == "closing fire":
         for t in units:
-            if t.side == c or not t.contacts:
-                continue
-            x = t.contacts[0]  # the first unit charging it
-            mod = hit["closing_fire"] + (hit["shaken_or_disordered"]
-                                         if t.shaken or t.disordered else 0)
-            to_hit = clamp_hit(hit["base"] - mod, hit)
-            save_target = x.morale
-            if t.type in ("artillery", "horse artillery"):
-                save_target -= save["artillery_closing_fire"]
-            if x.formation == "attack column":
-                save_target -= save["attack_column"]
-            save_target = max(save["best"], save_target)
-            hits = sum(d6(rng) >= to_hit for _ in range(t.shooting))
-            lost = sum(d6(rng) < save_target for _ in range(hits))
-            x.casualties += lost
-            x.suffered += lost
-            if lost and (x.shaken or x.has("test_on_casualty")):
-                leave(x, break_test_roll(rng, x, max(0, x.casualties - x.stamina)))
-                x.casualties = min(x.casualties, x.stamina)
+            if t.side != c and t.contacts:
+                closing_fire(t, t.contacts[0])  # at the first unit charging it
     for t in units:  # terrifying charge
         if (t.side != c and t.standing and t.enemy() is not None
                 and any(x.charging and x.has("enemy_tests_on_charge") for x in t.contacts)):
             leave(t, break_test_roll(rng, t, 0))
-    over = ended([any(u.fate == "broken" for u in units if u.side == s) for s in (0, 1)])
-    if over:
-        winner, end = over
+    if finish([any(u.fate == "broken" for u in units if u.side == s) for s in (0, 1)]):
         return record()
 
     for k in range(scenario.simulation["max_rounds"]):
-        first = k == 0
+        first = k == 0 or second == [k]
         rounds = k + 1
         fighting = [(u, u.enemy()) for u in units if u.standing and u.enemy() is not None]
         inflicted = {u: strike(rng, u, t, first, won_last[u.side], e, mods)
@@ -379,9 +420,7 @@ def fight(scenario, rng: random.Random) -> dict:
                         leave(x, break_test_roll(rng, x, 0))
         for u in units:
             u.casualties = min(u.casualties, u.stamina)
-        over = ended([any(u.fate == "broken" and u.side == s for u, _ in fighting)
-                      for s in (0, 1)])
-        if over:
-            winner, end = over
+        if finish([any(u.fate == "broken" and u.side == s for u, _ in fighting)
+                   for s in (0, 1)]):
             return record()
     return record()

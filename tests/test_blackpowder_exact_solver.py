@@ -345,3 +345,50 @@ def test_a_broken_units_supports_test_with_no_deduction_R4_3():
     assert broken > 0.3
     assert abs(fates[1].get(1, 0.0) - broken * 6 / 36) < 1e-12
     assert abs(fates[1].get(3, 0.0) - broken * 9 / 36) < 1e-12  # UNIT_FLED
+
+
+def _joint(sc, *columns):
+    """P(each combination of ``columns``' values), exactly (the solver's rows)."""
+    sc = as_scenario(sc)
+    names = RULESET.columns(sc)
+    rows, weights, _ = solver.solve(RULESET.compile(sc))
+    out = {}
+    for r, p in zip(rows[[names.index(c) for c in columns]].T.tolist(), weights):
+        out[tuple(r)] = out.get(tuple(r), 0.0) + p
+    return out
+
+
+def test_a_fresh_unit_is_charged_exactly_when_the_cavalry_may_sweep_5_4():
+    """§5.4: the fresh unit is reached exactly as often as the same melee without it ends in
+    a sweeping advance, and the fights that do not reach it are that melee's others,
+    outcome by outcome (to 1e-12); beyond the cavalry's move it is never reached and the
+    fight is that melee's; a second charge comes once a fight (a fresh unit each side: never
+    both reached)."""
+    from odds.core.outcome import UNIT_UNREACHED
+
+    horse = closed.unit("H", "cavalry", 7)
+    line = {**closed.unit("L"), "status": ["disordered"]}
+    fresh = {**closed.unit("R"), "in_melee": False, "distance": 10}
+    alone = _joint(closed.scenario(horse, line, sweeping_advance=True, max_rounds=6),
+                   "winner", "end", "sweeping_advance")
+    with_fresh = _joint(_brigade([horse], [line, fresh], sweeping_advance=True, max_rounds=6),
+                        "winner", "end", "defender.units[1].fate")
+    reached = sum(p for (_, _, fate), p in with_fresh.items() if fate != UNIT_UNREACHED)
+    swept = sum(p for (_, _, sweep), p in alone.items() if sweep)
+    assert 0.2 < reached and abs(reached - swept) < 1e-12
+    for w, e in {(w, e) for w, e, _ in alone}:
+        got = with_fresh.get((w, e, UNIT_UNREACHED), 0.0)
+        assert abs(got - alone.get((w, e, 0), 0.0)) < 1e-12, (w, e)
+    far = _joint(_brigade([horse], [line, {**fresh, "distance": 18.5}],
+                          sweeping_advance=True, max_rounds=6),
+                 "winner", "end", "defender.units[1].fate")  # beyond the 18" move: never
+    assert {fate for _, _, fate in far} == {UNIT_UNREACHED}
+    for w, e in {(w, e) for w, e, _ in alone}:
+        got = far.get((w, e, UNIT_UNREACHED), 0.0)
+        assert abs(got - sum(p for (a, b, _), p in alone.items() if (a, b) == (w, e))) < 1e-12
+    both = _joint(_brigade([horse, {**fresh, "name": "A2"}],
+                           [closed.unit("D", "cavalry", 7), fresh], sweeping_advance=True,
+                           max_rounds=6),
+                  "attacker.units[1].fate", "defender.units[1].fate")
+    assert not any(a != UNIT_UNREACHED and d != UNIT_UNREACHED for a, d in both)
+    assert all(any(x[k] != UNIT_UNREACHED for x in both) for k in (0, 1))

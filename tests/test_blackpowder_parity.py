@@ -21,7 +21,9 @@ import pytest
 
 import odds
 from odds.core import runner
+from odds.core.outcome import UNIT_DESTROYED, UNIT_STANDING, UNIT_UNREACHED
 from odds.rulesets import get_ruleset
+from odds.scenario import as_scenario
 
 Z_MAX = 4.0
 P_MIN = math.erfc(Z_MAX / math.sqrt(2))  # the two-sided p-value of |z| = Z_MAX
@@ -119,6 +121,23 @@ SCENARIOS = {
         [{**CUIRASSIERS, "name": "C1"}, {**FOOT, "name": "F1", "facing": "flank"},
          {**FOOT, "name": "F2", "facing": "flank", "formation": "attack column"}],
         [{**PIKES, "formation": "hedgehog", "profile": {**PIKES["profile"], "stamina": 4}}]),
+    # §5.4 the second charge: victorious cavalry sweeps into a fresh unit; the first that
+    # may, its closing fire, a terrifying sweep, and a fresh unit each side
+    "§5.4 cuirassiers and lancers sweep into a second line, closing fire": brigade(
+        [{**CUIRASSIERS, "charges": "Line"},
+         {**LANCERS, "charges": "Line", "facing": "flank"}],
+        [{**FOOT, "name": "Line", "status": ["disordered"]},
+         {**FOOT, "name": "Second line", "in_melee": False, "distance": 12}],
+        reaction="closing fire", sweeping_advance=True),
+    "§5.4 a fresh unit each side, a terrifying sweep into a flank": brigade(
+        [{**unit("Hussars", "cavalry", 7, 0, rules=["terrifying charge"]),
+          "charges": "Dragoons"},
+         {**FOOT, "charges": "Dragoons", "facing": "flank"},
+         {**FOOT, "name": "Reserve", "in_melee": False, "distance": 6}],
+        [unit("Dragoons", "cavalry", 6, 2),
+         {**FOOT, "name": "Second line", "in_melee": False, "distance": 15, "facing": "flank",
+          "rules": ["wavering"]}],
+        sweeping_advance=True, max_rounds=6),
 }
 
 
@@ -173,9 +192,21 @@ def test_kernel_matches_reference(name):
 
 
 def test_scenarios_reach_the_outcomes_they_are_for():
-    """The parity set is not vacuous: breaks, retirements, evasions, caps and sweeps occur."""
+    """The parity set is not vacuous: breaks, retirements, evasions, caps, sweeps and second
+    charges (fresh units reached or not, and beaten or not when reached) occur."""
     rows = {name: kernel_rows(sc) for name, sc in SCENARIOS.items()
-            if name.startswith(("R4-4 counter", "R4-4 evade", "R4-6 march", "R4-6 drawn"))}
+            if name.startswith(("R4-4 counter", "R4-4 evade", "R4-6 march", "R4-6 drawn",
+                                "§5.4"))}
+    for name in ("§5.4 cuirassiers and lancers sweep into a second line, closing fire",
+                 "§5.4 a fresh unit each side, a terrifying sweep into a flank"):
+        sc = as_scenario(SCENARIOS[name])
+        fate = {c: rows[name][RULESET.columns(sc).index(c)] for c in RULESET.columns(sc)
+                if c.endswith("fate")}
+        fresh = [c for c, u in zip(fate, (u for k in ("attacker", "defender")
+                                          for u in sc.side(k).every_unit))
+                 if not u.options["in_melee"]]
+        for c in fresh:  # reached or not; when reached, standing or not at the end
+            assert {UNIT_STANDING, UNIT_DESTROYED, UNIT_UNREACHED} <= set(fate[c]), (name, c)
     assert (rows["R4-4 counter-charge lancers"][9] == 1).any()  # sweeping advance
     assert (rows["R4-4 evade without room"][1] == 0).all()     # DESTROYED without a round
     assert (rows["R4-6 march column in a building fight, capped"][1] == 4).any()  # UNRESOLVED

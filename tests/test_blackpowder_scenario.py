@@ -207,9 +207,20 @@ def test_issue_brigade_file_loads_unchanged_and_plays_each_unit():
     fates = units[["standing", "destroyed", "fled"]].sum(axis=1)
     assert ((fates - 1).abs() < 1e-12).all()
     assert units["unreached"].eq(0).all()
+    # §5.4 each unit's shaken, in the table, JSON and CSV; a side is shaken when a unit is
+    shaken = dict(zip(units["unit"], units["shaken"]))
+    assert shaken["Line Battalion"] == result.probabilities()["defender_shaken"][0]
+    attackers = [shaken[u] for u in ("1st Battalion", "2nd Battalion", "3rd Battalion")]
+    assert max(attackers) <= result.probabilities()["attacker_shaken"][0] <= sum(attackers)
+    assert shaken["3rd Battalion"] == 0  # a support takes no casualties
+    assert "shaken" in str(result).split("per unit")[1].splitlines()[0]
+    assert [u["shaken"] for u in result.to_dict()["units"]] == list(units["shaken"])
+    assert "attacker.units[1st Battalion].shaken" in result.to_csv()
 
 
 LINE = unit("Line")
+HORSE = unit("Horse", "cavalry")
+SWEEP = {"sweeping_advance": True}
 
 
 @pytest.mark.parametrize("attackers, defenders, engagement, field, words", [
@@ -252,11 +263,42 @@ LINE = unit("Line")
      "attacker.units[0].status", "R4-2"),
     ([unit("A"), unit("B", facing="flank")], [LINE], {"reaction": "closing fire"}, None,
      None),
+    # §5.4 a fresh unit out of the melee, charged only by a sweeping advance
+    ([HORSE], [LINE, unit("R", distance=10)], SWEEP, "defender.units[1].distance",
+     "in_melee = false"),
+    ([HORSE], [LINE, unit("R", in_melee=False)], SWEEP, "defender.units[1].distance",
+     "is needed"),
+    ([HORSE], [LINE, unit("R", in_melee=False, distance=10)], {},
+     "defender.units[1].in_melee", "sweeping_advance = true"),
+    ([HORSE], [LINE, unit("R", in_melee=False, distance=19)], SWEEP, None, None),  # never
+    ([unit("A"), unit("B", facing="flank")], [LINE, unit("R", in_melee=False, distance=5)],
+     SWEEP, "defender.units[1].in_melee", "no cavalry"),
+    ([{**HORSE, "formation": "skirmish"}], [{**LINE, "engaged": True}, unit(
+        "R", in_melee=False, distance=5)], {**SWEEP, "facing": "flank"},
+     "defender.units[1].in_melee", "R4-2"),
+    ([HORSE], [LINE, unit("R", in_melee=False, distance=5), unit("S", in_melee=False,
+                                                                    distance=5)], SWEEP,
+     "defender.units[2].in_melee", "one a side"),
+    ([HORSE, {**unit("B"), "charges": "R", "facing": "flank"}],
+     [LINE, unit("R", in_melee=False, distance=5)], SWEEP, "attacker.units[1].charges",
+     "out of the melee"),
+    ([HORSE], [LINE, unit("R", in_melee=False, distance=5, supports="Line")], SWEEP,
+     "defender.units[1].supports", "neither charges nor supports"),
+    ([HORSE], [LINE, unit("R", in_melee=False, distance=5, formation="square")], SWEEP,
+     "defender.units[1].formation", "halts"),
+    ([HORSE], [LINE, unit("R", "pikes", in_melee=False, distance=5)], SWEEP,
+     "defender.units[1].facing", "R4-5"),
+    ([HORSE, unit("G", in_melee=False, distance=5)], [LINE], SWEEP,
+     "attacker.units[1].in_melee", "no cavalry"),
+    ([HORSE], [LINE, unit("R", "cavalry", in_melee=False, distance=5)],
+     {**SWEEP, "reaction": "closing fire"}, "engagement.reaction", "R4-4"),
+    ([HORSE], [LINE, unit("R", "pikes", in_melee=False, distance=5, facing="flank")], SWEEP,
+     None, None),
 ])
 def test_brigade_bad_input_names_the_field(attackers, defenders, engagement, field, words):
-    """R4-3 and §5.3: unknown units, a face with no room, a support that cannot support, a
-    unit in no melee, reactions and orders played with one unit a side only; one line
-    naming the file and field."""
+    """R4-3, §5.3 and §5.4: unknown units, a face with no room, a support that cannot
+    support, a unit in no melee, reactions and orders played with one unit a side only, a
+    fresh unit no sweep can charge; one line naming the file and field."""
     d = brigade(attackers, defenders, **engagement)
     if field is None:
         odds.from_dict(d, "bp.toml")  # closing fire with several units: allowed

@@ -81,6 +81,9 @@ def test_a_side_from_another_ruleset_says_so(tmp_path):
     assert e.message == f"{other} is a blackpowder scenario but the base is wh40k3"
     e = error_of(comparison(tmp_path, '[[variants]]\nname = "x"\nattacker_from = "nope.toml"\n'))
     assert e.field == 'variants[0] "x": attacker_from' and "no scenario file" in e.message
+    long = "x" * 5000  # longer than a file name may be: said, not raised as OSError
+    e = error_of(comparison(tmp_path, f'[[variants]]\nname = "x"\nattacker_from = "{long}"\n'))
+    assert e.field == 'variants[0] "x": attacker_from' and "cannot open" in e.message
 
 
 def test_a_side_from_a_file_of_the_same_ruleset(tmp_path):

@@ -198,6 +198,7 @@ D10SKIRMISH = ("d10skirmish_blademaster_vs_brute.toml", [
     {"engagement.move_ap": 2, "defender.distance": 10, "defender.models[0].profile.M": 4},
 ])
 BRIGADE = "blackpowder_two_battalions_charge_a_line.toml"  # several units a side
+SECOND_CHARGE = "blackpowder_cuirassiers_sweep_into_a_second_line.toml"  # a fresh unit
 BLACKPOWDER = ("blackpowder_infantry_flank_charge.toml", [
     {"attacker.profile.hand_to_hand": 7}, {"attacker.profile.shooting": 2},
     {"attacker.profile.morale": 5}, {"attacker.profile.stamina": 4},
@@ -230,6 +231,9 @@ BLACKPOWDER = ("blackpowder_infantry_flank_charge.toml", [
     (BRIGADE, {"attacker.units[1].facing": "rear"}),
     (BRIGADE, {"attacker.units[2].supports": "2nd Battalion"}),
     (BRIGADE, {"attacker.units[2].support_from": "flank"}),
+    (SECOND_CHARGE, {"defender.units[1].in_melee": False}),
+    (SECOND_CHARGE, {"defender.units[1].distance": 17.5}),
+    (SECOND_CHARGE, {"defender.units[1].facing": "rear"}),
 ])
 COMMON = [  # every ruleset
     {"name": "A renamed fight"}, {"simulation.trials": 300}, {"simulation.seed": 7},

@@ -106,7 +106,7 @@ def test_blackpowder_says_casualties_and_failed_saves_everywhere(pikes_grid):
     assert "casualties" in ax.get_title()
     ax = plots.unit_losses(result)
     assert "mean casualties" in ax.get_title().replace("\n", " ")
-    texts = [t.get_text() for t in ax.texts if t.get_text().startswith("mean ")]
+    texts = [t.get_text().split(",")[0] for t in ax.texts if t.get_text().startswith("mean ")]
     assert texts == [f"mean {plots._amount(m)} casualties"
                      for m in result.units()["losses_mean"]]
     grid_text = str(pikes_grid)

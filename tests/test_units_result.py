@@ -84,9 +84,11 @@ def one_unit(request):
 
 def derived_unit_record(result) -> tuple[tuple[str, ...], np.ndarray]:
     """The side record of a one-unit-a-side result with the per-unit columns a kernel would
-    write for it (units_spec section 7): fate from (winner, end), losses and wounds the side's."""
+    write for it (units_spec section 7): fate from (winner, end), losses, wounds and the
+    ruleset's unit flags (blackpowder: shaken) the side's."""
     columns, record = result.tally.columns, result.fights_record
     winner, end = record[0], record[1]
+    flags = get_ruleset(result.scenario.ruleset).unit_flags
     extra = []
     for side, enemy in (("attacker", DEFENDER), ("defender", ATTACKER)):
         lost = winner == enemy
@@ -95,8 +97,9 @@ def derived_unit_record(result) -> tuple[tuple[str, ...], np.ndarray]:
                          [UNIT_DESTROYED, UNIT_DESTROYED, UNIT_CAUGHT, UNIT_FLED], 0)
         extra += [fate, record[columns.index(f"{side}_lost")],
                   record[columns.index(f"{side}_wounds")]]
+        extra += [record[columns.index(f"{side}_{flag}")] for flag in flags]
     names = tuple(f"{side}.units[0].{part}" for side in SIDES
-                  for part in ("fate", "lost", "wounds"))
+                  for part in ("fate", "lost", "wounds", *flags))
     return columns + names, np.vstack([record, np.array(extra, np.int32)])
 
 
@@ -352,15 +355,19 @@ def test_unit_losses_legend_clears_the_axis_label(issue):
 
 
 def test_unit_losses_without_model_counts():
-    """A unit without model groups (Black Powder) has its mean losses as text, no bar."""
+    """A unit without model groups (Black Powder) has its mean losses as text, no bar, and
+    its unit flag beside (shaken)."""
     result = odds.simulate(SCENARIOS / "blackpowder_cuirassiers_charge_lancers.toml",
                            trials=300, seed=1)
     ax = plots.unit_losses(result)
     labels = {name for name, _ in plots.UNIT_FATES.values()}
     assert all(c.get_label() in labels for c in bars(ax))
-    means = result.units()["losses_mean"]
+    units = result.units()
     assert [t.get_text() for t in ax.texts if t.get_text().startswith("mean ")] == [
-        f"mean {plots._amount(m)} casualties" for m in means]
+        f"mean {plots._amount(m)} casualties, shaken {plots._percent(100 * s)}"
+        for m, s in zip(units["losses_mean"], units["shaken"])]
+    assert list(units["shaken"]) == [result.probabilities()[f"{side}_shaken"][0]
+                                     for side in SIDES]
     assert "models" not in ax.get_xlabel()
 
 

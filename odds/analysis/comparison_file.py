@@ -93,10 +93,7 @@ def _changes(entry: dict, ruleset: str, path: Path, where: s.Where, key: str) ->
         if written is None:
             continue
         at = s.Where(where.source, f"{label}{side}_from")
-        other_path = beside(str(path), written, at)
-        if not other_path.exists():
-            raise at.error(f"no scenario file {str(other_path)!r}")
-        other = load(other_path)
+        other = _scenario(path, written, at)
         if other.ruleset != ruleset:
             raise at.error(f"{written} is a {other.ruleset} scenario but the base is {ruleset}")
         edits += [(f"weapons.{name}", w, at) for name, w in other.weapons.items()]
@@ -124,7 +121,11 @@ def _quoted(text: str) -> str:
 
 def _scenario(path: Path, written: str, where: s.Where) -> Scenario:
     base_path = beside(str(path), written, where)
-    if not base_path.exists():
+    try:
+        found = base_path.is_file()
+    except OSError as e:  # e.g. a name too long for the file system
+        raise where.error(f"cannot open {written[:80]!r}: {e.strerror}") from None
+    if not found:
         raise where.error(f"no scenario file {str(base_path)!r}")
     return load(base_path)
 

@@ -7,7 +7,7 @@ A scenario of one unit a side has none: its unit is its side, read from the side
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -45,8 +45,9 @@ def can_be_unreached(scenario) -> bool:
 @dataclass(frozen=True)
 class UnitOutcome:
     """One unit's tally: fights per fate code (index = ``UNIT_FATES`` code), mean models
-    lost and wounds suffered per fight, and its models at the start (None for a unit
-    without model groups, e.g. a Black Powder unit)."""
+    lost and wounds suffered per fight, its models at the start (None for a unit without
+    model groups, e.g. a Black Powder unit), and fights per yes of each of its ruleset's
+    unit flags (``Ruleset.unit_flags``: blackpowder's shaken)."""
 
     side: str
     unit: str
@@ -54,19 +55,20 @@ class UnitOutcome:
     fates: np.ndarray
     losses_mean: float
     wounds_mean: float
+    flags: dict = field(default_factory=dict)
 
     def counts(self) -> dict[str, int | float]:
-        """Fights per reported fate (an exact tally's probability masses); as at side level,
-        ``destroyed`` includes ``caught``."""
+        """Fights per reported fate (an exact tally's probability masses), then per flag;
+        as at side level, ``destroyed`` includes ``caught``."""
         f = self.fates
         return {"standing": f[UNIT_STANDING].item(),
                 "destroyed": (f[UNIT_DESTROYED] + f[UNIT_CAUGHT]).item(),
                 "caught": f[UNIT_CAUGHT].item(), "fled": f[UNIT_FLED].item(),
-                "unreached": f[UNIT_UNREACHED].item()}
+                "unreached": f[UNIT_UNREACHED].item(), **self.flags}
 
     def probabilities(self, tally) -> dict[str, tuple[float, float, float]]:
-        """Each fate as (probability, low, high), Wilson 95% interval (the point itself when
-        the ``tally`` is exact)."""
+        """Each fate and flag as (probability, low, high), Wilson 95% interval (the point
+        itself when the ``tally`` is exact)."""
         return proportions(self.counts(), tally.total, tally.exact)
 
 
@@ -74,14 +76,17 @@ def unit_outcomes(scenario, tally) -> list[UnitOutcome]:
     """Every unit of both sides, attacker units first, in file order: from the unit columns
     when the record has them, else (a side of one unit in a scenario of one unit a side)
     from the side record."""
+    from odds.rulesets import get_ruleset
+
+    flags = get_ruleset(scenario.ruleset).unit_flags
     out = []
     for key in SIDES:
         for i, unit in enumerate(scenario.side(key).every_unit):
             stem = f"{key}.units[{i}]"
             if f"{stem}.fate" in tally.columns:
-                out.append(_recorded(tally, key, unit, stem))
+                out.append(_recorded(tally, key, unit, stem, flags))
             elif i == 0 and not several_units(scenario):
-                out.append(_derived(tally, key, unit))
+                out.append(_derived(tally, key, unit, flags))
             else:
                 raise ValueError(f"the outcome record has no column {stem}.fate for unit "
                                  f"{unit.name!r}")
@@ -92,19 +97,30 @@ def _models(unit) -> int | None:
     return sum(g.count for g in unit.models) if unit.models else None
 
 
-def _recorded(tally, key: str, unit, stem: str) -> UnitOutcome:
+def _recorded(tally, key: str, unit, stem: str, flags: tuple[str, ...]) -> UnitOutcome:
     """A unit read from its own columns: P(fate = k) = its fate histogram at k / trials."""
     fates = np.zeros(len(UNIT_FATES), tally.outcomes.dtype)
     h = tally.histogram(f"{stem}.fate")
     fates[:len(h)] = h
     return UnitOutcome(key, unit.name, _models(unit), fates, tally.mean(f"{stem}.lost"),
-                       tally.mean(f"{stem}.wounds"))
+                       tally.mean(f"{stem}.wounds"), _flags(tally, flags, f"{stem}.{{}}"))
 
 
-def _derived(tally, key: str, unit) -> UnitOutcome:
+def _flags(tally, flags: tuple[str, ...], column: str) -> dict:
+    """Fights (an exact tally's mass) with each flag 1, for the flags the record has (its
+    ``column`` pattern filled with the flag's name)."""
+    out = {}
+    for flag in flags:
+        if column.format(flag) in tally.columns:
+            h = tally.histogram(column.format(flag))
+            out[flag] = h[1].item() if len(h) > 1 else 0
+    return out
+
+
+def _derived(tally, key: str, unit, flags: tuple[str, ...]) -> UnitOutcome:
     """A side's only unit read from the side record: it was destroyed when its side lost by
     destruction or both were destroyed, caught or fled when its side lost that way, else it
-    is standing; its losses and wounds are its side's."""
+    is standing; its losses, wounds and flags are its side's."""
     o = tally.outcomes.sum(axis=2)  # [winner, end]
     fates = np.zeros(len(UNIT_FATES), tally.outcomes.dtype)
     fates[UNIT_DESTROYED] = o[ENEMY[key], DESTROYED] + o[NONE, MUTUAL]
@@ -112,7 +128,7 @@ def _derived(tally, key: str, unit) -> UnitOutcome:
     fates[UNIT_FLED] = o[ENEMY[key], FLED]
     fates[UNIT_STANDING] = tally.total - fates.sum()
     return UnitOutcome(key, unit.name, _models(unit), fates, tally.mean(f"{key}_lost"),
-                       tally.mean(f"{key}_wounds"))
+                       tally.mean(f"{key}_wounds"), _flags(tally, flags, f"{key}_{{}}"))
 
 
 def units_frame(result):
@@ -176,33 +192,40 @@ def units_grid_columns(result, every: bool = False) -> dict:
 
 def grid_metrics(scenario) -> list[str]:
     """The unit columns a grid of this scenario has (see :func:`units_grid_columns`)."""
+    from odds.rulesets import get_ruleset
+
     if not several_units(scenario):
         return []
+    flags = get_ruleset(scenario.ruleset).unit_flags
     return [f"{key}.units[{unit.name}].{figure}" for key in SIDES
             for unit in scenario.side(key).every_unit
-            for figure in (*UNIT_FATES, *MEANS)]
+            for figure in (*UNIT_FATES, *flags, *MEANS)]
 
 
 def units_table(result) -> list[str]:
     """The table's "per unit" section: each unit's chance to be destroyed (95% interval),
-    of which caught, fled, unreached (when a unit can be), and its mean losses in its
-    ruleset's words ("mean models lost")."""
+    of which caught, fled, unreached (when a unit can be), its ruleset's unit flags
+    (blackpowder: shaken), and its mean losses in its ruleset's words ("mean models
+    lost")."""
     from odds.analysis import report
     from odds.rulesets import get_ruleset
 
     unreached = can_be_unreached(result.scenario)
     interval = not result.tally.exact
     rows = []
-    for u in unit_outcomes(result.scenario, result.tally):
+    outcomes = unit_outcomes(result.scenario, result.tally)
+    for u in outcomes:
         probs = u.probabilities(result.tally)
         p, low, high = probs["destroyed"]
         row = [u.unit, u.side, report.percent(p, 2)]
         row += [f"[{report.percent(low, 2)}, {report.percent(high, 2)}]"] * interval
         row += [report.percent(probs["caught"][0], 2), report.percent(probs["fled"][0], 2)]
         row += [report.percent(probs["unreached"][0], 2)] * unreached
+        row += [report.percent(probs[flag][0], 2) for flag in u.flags]
         lost = report.number(u.losses_mean)
         rows.append(row + [lost if u.models is None else f"{lost} of {u.models}"])
     names = ["per unit", "side", "destroyed"] + ["95% interval"] * interval + [
         "of which caught", "fled"]
-    names += ["unreached"] * unreached + [f"mean {get_ruleset(result.scenario.ruleset).lost[1]}"]
+    names += ["unreached"] * unreached + list(outcomes[0].flags)
+    names += [f"mean {get_ruleset(result.scenario.ruleset).lost[1]}"]
     return report.table(rows, names, left=2)

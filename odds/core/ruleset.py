@@ -45,6 +45,9 @@ class Ruleset:
     # the unit key that, false, puts a unit out of the fight at the start (R0-12); None:
     # every unit is in it (blackpowder's `engaged` says something else)
     fresh_key: str | None = "engaged"
+    # yes/no figures each unit of a side of several has beside its fate, lost and wounds
+    # (blackpowder: shaken); its side's own column is ``<side>_<flag>`` (extra_columns)
+    unit_flags: tuple[str, ...] = ()
     rules: dict[str, tuple] = field(default_factory=dict)  # the scenario's [rules] table
     exact: str | None = None  # the module of its exact solver (see odds.core.exact), if any
     own_special_rules: bool = False  # a scenario may add special rules ([special_rules])
@@ -60,7 +63,7 @@ class Ruleset:
         each unit's (:func:`odds.core.outcome.unit_columns`)."""
         from odds.core.outcome import COLUMNS, unit_columns
 
-        return COLUMNS + self.own_columns(scenario) + unit_columns(scenario)
+        return COLUMNS + self.own_columns(scenario) + unit_columns(scenario, self.unit_flags)
 
     def own_columns(self, scenario) -> tuple[str, ...]:
         """The ruleset's own columns of ``scenario``: ``extra_columns`` + ``scenario_columns``."""

@@ -26,7 +26,8 @@ RULESET = Ruleset(
     flag_columns=("attacker_shaken", "defender_shaken", "sweeping_advance"),
     single_unit=True,
     multi_unit=True,  # a brigade's units in one melee (brigade.py)
-    fresh_key=None,  # its `engaged` is a target already fighting (R4-2)
+    fresh_key="in_melee",
+    unit_flags=("shaken",),  # each unit's, with several units a side (§5.4)  # a fresh unit (§5.4); its `engaged` is a target already fighting
     # a unit has no models: its casualties (beyond stamina discarded) and failed saves
     lost=("casualty", "casualties"),
     wounds="failed saves",

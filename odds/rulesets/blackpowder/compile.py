@@ -65,6 +65,8 @@ def compile_plan(scenario) -> Plan:
         found = m.contacts(u)
         contacts[u, :len(found)] = found
     pairs = [(u, v) for u in range(n) for v in m.contacts(u)]
+    swept = {(u, v) for u, v in pairs if u in m.fresh or v in m.fresh}  # a second charge's
+    first_pairs = [pair for pair in pairs if pair not in swept]
     supporters = np.full((n, 3), -1, np.int64)  # behind, then the flanks
     for u in range(n):
         supporters[u, :len(m.supporters(u, "rear"))] = m.supporters(u, "rear")
@@ -82,7 +84,8 @@ def compile_plan(scenario) -> Plan:
     per_unit = {name: np.zeros((2, n), dtype) for name, dtype in (
         ("reroll_one_miss", np.bool_), ("reroll_one_save", np.bool_),
         ("test_on_casualty", np.bool_), ("first_test_passed", np.bool_), ("square", np.bool_),
-        ("test_rerolls", np.int64), ("terrifies", np.bool_), ("supportable", np.bool_))}
+        ("test_rerolls", np.int64), ("terrifies", np.bool_), ("sweep_terrifies", np.bool_),
+        ("supportable", np.bool_))}
     for h in range(2):
         formation = [u["formation"] for u in units]
         if h:  # the charged unit formed hedgehog (one unit a side)
@@ -92,6 +95,9 @@ def compile_plan(scenario) -> Plan:
         for u, t in enumerate(m.target):
             if t >= 0 and reaction != "turn to face" and formation[t] not in ALL_ROUND:
                 face[t, u] = m.facing[u]
+        for f, c in swept:  # the fresh unit f, charged by a sweep on its facing (§5.4)
+            if f in m.fresh and formation[f] not in ALL_ROUND:
+                face[f, c] = m.facing[f]
         charging = [m.target[u] >= 0 or (reaction == "counter-charge" and charged[u])
                     for u in range(n)]
         if reaction == "counter-charge":
@@ -101,12 +107,16 @@ def compile_plan(scenario) -> Plan:
         pike_front = {(u, v): units[u]["type"] == "pikes" and not dis[u] and face[u, v] == "front"
                       for u, v in pairs}
         active = [True] * n  # special rules in force
-        for u, v in pairs:
+        for u, v in first_pairs:
             if cav[u] and pike_front[v, u] and (m.target[u] == v or reaction == "counter-charge"):
                 charging[u] = active[u] = False  # R4-5
             if cav[u] and formation[v] == "square":
                 charging[u] = False  # a disordered or shaken square charged: no bonuses (§5.4)
         mine = [rules[u] if active[u] else [] for u in range(n)]
+        # who counts as charging u's enemy v in a melee's first round: a second charge's
+        # sweeping cavalry, but not into a square (§5.4; into the front of pikes: refused)
+        charges = {(u, v): (formation[v] != "square" and u not in m.fresh) if (u, v) in swept
+                   else charging[u] for u, v in pairs}
         for u in range(n):
             o = units[u]
             per_unit["supportable"][h, u] = not (o["type"] in ARTILLERY or formation[u] in (
@@ -120,6 +130,8 @@ def compile_plan(scenario) -> Plan:
             # a charge effect: lost with the charge bonuses (R4-5, squares)
             per_unit["terrifies"][h, u] = any(charging[x] and any(
                 r.enemy_tests_on_charge for r in mine[x]) for x in m.chargers_of(u))
+            per_unit["sweep_terrifies"][h, u] = any(charges.get((u, f), False) and any(
+                r.enemy_tests_on_charge for r in mine[u]) for f in m.fresh)
         for u, v in pairs:
             flank = face[u, v] != "front"
             flank_of[h, u, v] = flank
@@ -130,7 +142,7 @@ def compile_plan(scenario) -> Plan:
                 doubled = pike_front[u, v] and cav[v] and (first or
                                                            e["pike_double_dice_rounds"] == "all")
                 dice[h, r, u, v] = units[u]["profile"]["hand_to_hand"] * (2 if doubled else 1)
-                charge_round = first and charging[u]
+                charge_round = first and charges[u, v]
                 static = hit["charging"] * charge_round + hit["skirmish"] * (
                     formation[u] == "skirmish")
                 for won, shaken, f in np.ndindex(2, 2, 2):
@@ -166,13 +178,18 @@ def compile_plan(scenario) -> Plan:
         start = EVADED if e["evade_room"] else EVADER_DESTROYED
     elif halts(units[c], units[m.target[c]]):
         start = HALTED  # cavalry halts short of a steady square (§5.4, one unit a side)
-    firing = [t for t in range(n) if reaction == "closing fire" and charged[t]]
+    firing = [t for t in range(n) if reaction == "closing fire" and (charged[t] or t in m.fresh)]
     closing_at = np.full(n, -1, np.int64)
-    closing = np.zeros((n, max([units[t]["profile"]["shooting"] for t in firing] + [0]) + 1))
-    closing[:, 0] = 1.0
+    # [0, t]: t's fire at its first charger; [1, c]: the fire c takes sweeping into a fresh unit
+    closing = np.zeros((2, n, max([units[t]["profile"]["shooting"] for t in firing] + [0]) + 1))
+    closing[:, :, 0] = 1.0
     for t in firing:  # R4-4, at the first unit charging it
-        closing_at[t] = x = m.chargers_of(t)[0]
-        closing[t] = _closing(units[t], units[x], hit, save, closing.shape[1] - 1)
+        for x in m.sweepers[t] or m.chargers_of(t)[:1]:
+            if m.sweepers[t]:
+                closing[1, x] = _closing(units[t], units[x], hit, save, closing.shape[2] - 1)
+            else:
+                closing_at[t] = x
+                closing[0, t] = _closing(units[t], units[x], hit, save, closing.shape[2] - 1)
     bands, shaken_retire_breaks = break_test()
     band = np.zeros(12 - LOWEST + 1, np.int64)
     for i, score in enumerate(range(LOWEST, 13)):
@@ -181,14 +198,15 @@ def compile_plan(scenario) -> Plan:
     wound_span = np.zeros(n, np.int64)  # every die against it, every round, and closing fire
     for u, v in pairs:
         wound_span[v] += scenario.simulation["max_rounds"] * dice[:, :, u, v].max()
-    for t in range(n):
-        if closing_at[t] >= 0:
-            wound_span[closing_at[t]] += units[t]["profile"]["shooting"]
+    for t in firing:
+        for x in m.sweepers[t] or m.chargers_of(t)[:1]:
+            wound_span[x] += units[t]["profile"]["shooting"]
     return with_laws(Plan(
         side=np.array(m.side, np.int64), contacts=contacts, flank_of=flank_of,
         supporters=supporters, flanked=flank_of.any(axis=(0, 2)),
-        in_contact=np.array([sum(m.side[u] == s and contacts[u, 0] >= 0 for u in range(n))
-                             for s in (0, 1)], np.int64),
+        in_contact=np.array([sum(m.side[u] == s and m.in_contact(u) for u in range(n))
+                             for s in (0, 1)], np.int64), fresh=np.array(m.fresh, np.int64),
+        second_charge=max(m.fresh) >= 0,
         supported=((supporters >= 0).any(axis=1) | np.array(
             [u["rear_support"] or u["flank_supports"] > 0 for u in units], np.bool_)) & (n > 2),
         own_rear=np.array([int(u["rear_support"]) for u in units], np.int64),
@@ -200,6 +218,7 @@ def compile_plan(scenario) -> Plan:
                                   np.int64),
         sweeps=np.array([cav[u] and e["sweeping_advance"] for u in range(n)], np.bool_),
         closing_at=closing_at, closing_fire=bool((closing_at >= 0).any()),
+        sweep_fire=any(t in m.fresh for t in firing),
         terrifying=bool(per_unit["terrifies"].any()), wound_span=wound_span, band=band,
         rear_bonus=cr["rear_support"], flank_bonus=cr["flank_support"],
         max_flanks=cr["max_flank_supports"], shaken_retire_breaks=shaken_retire_breaks,

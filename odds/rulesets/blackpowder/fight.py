@@ -6,8 +6,9 @@ exact solver alike (the shape is described in ``odds/rulesets/README.md``).
   re-roll, R4-6, §5.3), closing fire's casualties (R4-4), one break-test roll's result
   (§5.5), the hedgehog order roll (R4-4) and the D3 of a charge bonus (§5.3).
 - **Stages** (:func:`stage`): the charge (its order, the reaction, closing fire, a
-  terrifying charge's test), then one round of melee at a time; each asks
-  ``pick(dice, law)`` for every chance and moves the state; no dice of their own.
+  terrifying charge's test), then one round of melee at a time, and a second charge when
+  victorious cavalry sweeps into a fresh unit (§5.4); each asks ``pick(dice, law)`` for
+  every chance and moves the state; no dice of their own.
 - **The row** (:func:`row`): the outcome record of an ended fight.
 
 The state is one int64 vector (fields below). Casualties beyond stamina are discarded after
@@ -31,6 +32,7 @@ from odds.core.outcome import (
     UNIT_DESTROYED,
     UNIT_FLED,
     UNIT_STANDING,
+    UNIT_UNREACHED,
     UNRESOLVED,
 )
 from odds.core.packed import slot
@@ -50,8 +52,11 @@ HEAD = 12
 # (casualties taken this round, the enemy struck + 1; one unit a side has no IN) and are 0
 # between stages; failed saves, kept in full (the ``wounds`` columns), are the walk's tallies
 CASUALTIES, STEADY_USED, REROLLS, FATE, TAKEN, FAILED_SAVES, IN = range(7)
+# then, several units a side: the unit that made the second charge + 1, the rounds fought
+# before it + 1 (0: none yet, §5.4)
+SWEEPER, SECOND = range(2)
 N_SHARED = 10  # the outcome row's columns: the shared ones and the ruleset's own
-UNIT_PARTS = 3  # and, with several units a side, each unit's fate, lost, wounds
+UNIT_PARTS = 4  # and, with several units a side, each unit's fate, lost, wounds, shaken
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -73,9 +78,15 @@ def _at(plan, block, u):
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
+def _tail(plan, field):
+    """A field after the unit blocks (several units a side)."""
+    return _at(plan, IN + 1, 0) + field
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
 def fields(plan):
-    """The state's width (one unit a side keeps no IN: _struck)."""
-    return np.int64(_at(plan, IN + (0 if _n(plan) == 2 else 1), 0))
+    """The state's width (one unit a side keeps no IN, _struck, and no second charge)."""
+    return np.int64(_at(plan, IN, 0) if _n(plan) == 2 else _tail(plan, SECOND + 1))
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -178,6 +189,8 @@ def begin(plan, state):
         state[_at(plan, CASUALTIES, u)] = plan.start_casualties[u]
     for s in range(2):
         state[STANDING + s] = plan.in_contact[s]
+        if _n(plan) != 2 and plan.fresh[s] >= 0:
+            state[_at(plan, FATE, plan.fresh[s])] = UNIT_UNREACHED
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -205,6 +218,9 @@ def _end(plan, state, winner, end):
     for u in range(_n(plan)):
         state[_at(plan, STEADY_USED, u)] = 0
         state[_at(plan, REROLLS, u)] = 0
+    if _n(plan) != 2:
+        state[_tail(plan, SWEEPER)] = 0
+        state[_tail(plan, SECOND)] = 0
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -229,19 +245,27 @@ def _charge(plan, dice, state):
     for t in range(_n(plan) if plan.closing_fire else 0):
         c = plan.closing_at[t]
         if c >= 0:  # R4-4 closing fire, +1 to hit
-            lost = pick(dice, plan.closing_law[t])
-            state[_at(plan, CASUALTIES, c)] += lost
-            state[_at(plan, FAILED_SAVES, c)] += lost
-            casualties = state[_at(plan, CASUALTIES, c)]
-            if lost > 0 and (casualties >= plan.stamina[c] or plan.test_on_casualty[h, c]):
-                test = _break_test(plan, dice, state, c, max(0, casualties - plan.stamina[c]))
-                state[_at(plan, CASUALTIES, c)] = min(casualties, plan.stamina[c])
-                _leave(plan, state, c, test)
+            _closing_fire(plan, dice, state, c, plan.closing_law[0, t])
     for t in range(_n(plan) if plan.terrifying else 0):  # §5.3 terrifying charge: the
         # charged unit tests, with no deduction
         if plan.terrifies[h, t] and _in_melee(plan, state, t):
             _leave(plan, state, t, _break_test(plan, dice, state, t, 0))
     _ending(plan, state)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def _closing_fire(plan, dice, state, c, law):
+    """Closing fire's casualties on the charger c (R4-4): they count towards its stamina; c
+    tests when they shake it (the excess its deduction) or it is wavering."""
+    lost = pick(dice, law)
+    state[_at(plan, CASUALTIES, c)] += lost
+    state[_at(plan, FAILED_SAVES, c)] += lost
+    casualties = state[_at(plan, CASUALTIES, c)]
+    if lost > 0 and (casualties >= plan.stamina[c]
+                     or plan.test_on_casualty[slot(state[HEDGEHOG]), c]):
+        test = _break_test(plan, dice, state, c, max(0, casualties - plan.stamina[c]))
+        state[_at(plan, CASUALTIES, c)] = min(casualties, plan.stamina[c])
+        _leave(plan, state, c, test)
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -279,9 +303,23 @@ def _target(plan, state, u):
         v = plan.contacts[u, k]
         if v < 0:
             return -1
-        if state[_at(plan, FATE, v)] == UNIT_STANDING:
+        if state[_at(plan, FATE, v)] == UNIT_STANDING and _met(plan, state, u, v):
             return v
     return -1
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def _met(plan, state, u, v):
+    """u and v are in contact (several units a side): a fresh unit only with the unit whose
+    second charge reached it (§5.4)."""
+    if not plan.second_charge:
+        return True
+    x = plan.side[u]
+    if v == plan.fresh[1 - x]:
+        return state[_tail(plan, SWEEPER)] == u + 1
+    if u == plan.fresh[x]:
+        return state[_tail(plan, SWEEPER)] == v + 1
+    return True
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -302,7 +340,7 @@ def _flanked(plan, state, u):
         if v < 0:
             return 0
         if plan.flank_of[slot(state[HEDGEHOG]), u, v] and state[_at(plan, FATE, v)] == \
-                UNIT_STANDING:
+                UNIT_STANDING and _met(plan, state, u, v):
             return 1
     return 0
 
@@ -351,7 +389,8 @@ def _round(plan, dice, state):
     casualties are discarded and the round's ending."""
     n = _n(plan)
     h = slot(state[HEDGEHOG])
-    r = 0 if state[ROUNDS] == 0 else 1
+    r = 0 if state[ROUNDS] == 0 or (n != 2 and state[ROUNDS] + 1 == state[_tail(plan, SECOND)]
+                                    ) else 1  # a melee's first round: charge bonuses
     result0 = 0
     result1 = 0
     for u in range(n if n != 2 else 0):  # who fights whom as the round starts (_struck)
@@ -409,6 +448,8 @@ def _round(plan, dice, state):
         state[_at(plan, CASUALTIES, u)] = min(state[_at(plan, CASUALTIES, u)], plan.stamina[u])
         state[_at(plan, TAKEN, u)] = 0
     state[ROUNDS] += 1
+    if n != 2 and plan.second_charge and (state[STANDING] == 0) != (state[STANDING + 1] == 0):
+        _second_charge(plan, dice, state)  # a side is beaten: its fresh unit may be charged
     _ending(plan, state)
     for u in range(n if n != 2 else 0):
         state[_at(plan, IN, u)] = 0
@@ -468,10 +509,44 @@ def _ending(plan, state):
                                                                       else 1))
 
 
+@njit(cache=True, _nrt=False)  # a call, not inlined: rare, and cheaper to compile
+def _second_charge(plan, dice, state):
+    """One side is beaten: the first unshaken cavalry unit of the winners still standing
+    that may sweep into the loser's fresh unit charges it (§5.4), once a fight. The two make
+    a new melee (the others of the first are out of it; its breaks are its own): the fresh
+    unit's closing fire and a terrifying charge's test come first."""
+    x = 0 if state[STANDING] == 0 else 1
+    f = plan.fresh[x]
+    if f < 0 or state[_tail(plan, SWEEPER)]:
+        return
+    for k in range(_n(plan)):
+        c = plan.contacts[f, k]
+        if c < 0:
+            return
+        if (plan.sweeps[c] and state[_at(plan, FATE, c)] == UNIT_STANDING
+                and state[_at(plan, CASUALTIES, c)] < plan.stamina[c]):
+            state[_tail(plan, SWEEPER)] = c + 1
+            state[_tail(plan, SECOND)] = state[ROUNDS] + 1
+            state[_at(plan, FATE, f)] = UNIT_STANDING
+            for s in range(2):
+                state[STANDING + s] = 1
+                state[BROKE + s] = 0
+                state[WON + s] = 0
+            if plan.sweep_fire:
+                _closing_fire(plan, dice, state, c, plan.closing_law[1, c])
+            if plan.sweep_terrifies[0, c] and _in_melee(plan, state, f):
+                _leave(plan, state, f, _break_test(plan, dice, state, f, 0))
+            return
+
+
 @njit(cache=True, _nrt=False, forceinline=True)
 def _how_beaten(plan, state, s):
     """Side s lost the melee: fled if a unit of it in contact retired, else destroyed (its
-    supports' fates aside)."""
+    supports' fates aside); after a second charge, as its unit in that melee left."""
+    if _n(plan) != 2 and state[_tail(plan, SWEEPER)] != 0:
+        c = state[_tail(plan, SWEEPER)] - 1
+        u = c if plan.side[c] == s else plan.fresh[s]
+        return FLED if state[_at(plan, FATE, u)] == UNIT_FLED else DESTROYED
     for u in range(_n(plan)):
         if (_side(plan, u) == s and _in_contact(plan, u)
                 and state[_at(plan, FATE, u)] == UNIT_FLED):
@@ -521,6 +596,7 @@ def row(plan, state, out, t):
             out[N_SHARED + UNIT_PARTS * u, t] = state[_at(plan, FATE, u)]
             out[N_SHARED + UNIT_PARTS * u + 1, t] = lost
             out[N_SHARED + UNIT_PARTS * u + 2, t] = wounds
+            out[N_SHARED + UNIT_PARTS * u + 3, t] = shaken
     out[3, t] = lost0
     out[4, t] = lost1
     out[5, t] = wounds0

@@ -19,7 +19,10 @@ class Plan(NamedTuple):
     supported: np.ndarray     # (U,) u has a support: a unit, or its own keys (one unit a
     #                           side: never, its keys' bonus is in result_bonus: it holds)
     flanked: np.ndarray       # (U,) an enemy may be on u's flank or rear
-    in_contact: np.ndarray    # (2,) a side's units in contact with an enemy
+    in_contact: np.ndarray    # (2,) a side's units in contact with an enemy at the start
+    fresh: np.ndarray         # (2,) a side's fresh unit (in_melee = false, §5.4), -1 if none;
+    #                           its contacts are the enemy cavalry that may sweep into it
+    second_charge: bool       # a side has a fresh unit
     own_rear: np.ndarray      # (U,) its own rear_support key: 0 or 1
     own_flanks: np.ndarray    # (U,) its own flank_supports key
     dice: np.ndarray          # (2, 2, U, U) hand-to-hand dice (R4-6, doubled for pikes R4-5)
@@ -38,12 +41,14 @@ class Plan(NamedTuple):
     square: np.ndarray        # (2, U) ignores every break-test result but break
     test_rerolls: np.ndarray  # (2, U) valiant: break-test re-rolls per fight
     terrifies: np.ndarray     # (2, U) u is charged by a terrifying charge: it tests first
+    sweep_terrifies: np.ndarray  # (2, U) u's second charge, into a fresh unit, terrifies it
     cavalry: np.ndarray       # (U,)
     stamina: np.ndarray       # (U,)
     start_casualties: np.ndarray  # (U,) stamina if the unit starts shaken
     sweeps: np.ndarray        # (U,) sweeping advance when victorious (cavalry, option on)
     closing_at: np.ndarray    # (U,) the charger u's closing fire hits (R4-4), -1 for none
     closing_fire: bool        # a unit gives closing fire
+    sweep_fire: bool          # a fresh unit gives closing fire at the unit sweeping into it
     terrifying: bool          # a charged unit may take a terrifying charge's test
     wound_span: np.ndarray    # (U,) the most failed saves u can suffer (the exact tallies)
     band: np.ndarray          # break-test result for each modified score from LOWEST to 12
@@ -61,7 +66,9 @@ class Plan(NamedTuple):
     max_rounds: int
     # the laws the rule text picks from (fight.with_laws)
     casualty_law: np.ndarray | None = None  # [h, round, u, v, won, shaken, flanked]
-    closing_law: np.ndarray | None = None   # [u]: casualties u's closing fire inflicts
+    closing_law: np.ndarray | None = None   # casualties of closing fire: [0, u] what u's
+    #                                         inflicts, [1, c] what c takes sweeping into a
+    #                                         fresh unit (§5.4)
     test_law: np.ndarray | None = None      # [h, u, deduction, shaken]: hold, retire, break
     order_law: np.ndarray | None = None     # the order fails, the charge goes in (R4-1)
     hedgehog_law: np.ndarray | None = None  # no hedgehog, hedgehog formed

@@ -57,6 +57,9 @@ SIDE_KEYS = {
     "facing": (s.choice("front", "flank", "rear"), None),  # None: the engagement's
     "supports": (s.text, None),                    # a unit of its own side (§5.3)
     "support_from": (s.choice("rear", "flank"), None),  # None: rear
+    # a fresh unit out of the melee, that victorious cavalry may charge after a sweep (§5.4)
+    "in_melee": (s.boolean, True),
+    "distance": (s.number(0, 120), None),          # inches from the melee; with in_melee = false
 }
 
 ENGAGEMENT = {
@@ -278,19 +281,28 @@ def check_order(e: dict, where: s.Where) -> None:
 
 
 def check_charger(charger: dict, target: dict, facing: str, where: s.Where) -> None:
-    """R4-2: shaken, march column, artillery and hedgehog units cannot charge; skirmishers
-    charge close order only in the flank or rear of an engaged target."""
+    """R4-2: a charger that :func:`refused` refuses is an error at ``where``."""
+    refusal = refused(charger, target, facing)
+    if refusal is not None:
+        raise (where / refusal[0]).error(refusal[1])
+
+
+def refused(charger: dict, target: dict, facing: str) -> tuple[str, str] | None:
+    """Why ``charger`` cannot charge ``target`` on ``facing`` (R4-2): the key at fault and the
+    reason, or None. Shaken, march column, artillery and hedgehog units cannot charge;
+    skirmishers charge close order only in the flank or rear of an engaged target."""
     if is_shaken(charger):
-        raise (where / "status").error("a shaken unit cannot charge (R4-2)")
+        return "status", "a shaken unit cannot charge (R4-2)"
     if charger["formation"] in ("march column", "hedgehog"):
-        raise (where / "formation").error(f"a unit in {charger['formation']} cannot charge (R4-2)")
+        return "formation", f"a unit in {charger['formation']} cannot charge (R4-2)"
     if charger["type"] in ARTILLERY:
-        raise (where / "type").error("artillery cannot charge (R4-2)")
+        return "type", "artillery cannot charge (R4-2)"
     if (charger["formation"] == "skirmish" and target["formation"] in CLOSE_ORDER
             and not (target["engaged"] and facing in ("flank", "rear"))):
-        raise (where / "formation").error(
+        return "formation", (
             f"skirmishers may charge a unit in {target['formation']} only in its flank or rear "
             "while it is engaged (R4-2): set the target's engaged = true and engagement.facing")
+    return None
 
 
 def check_reaction(unit: dict, charger: dict, e: dict, facing: str, where: s.Where) -> None:
