@@ -60,6 +60,7 @@ class Unit:
         self.steady_used = False
         self.rerolls = 0
         self.fate = "standing" if options["in_melee"] else "unreached"
+        self.swept = False  # it made the second charge: a move away from its supports
 
     @property
     def shaken(self) -> bool:
@@ -160,7 +161,7 @@ def combat_result(rng, s: Unit, t: Unit, inflicted: int, first: bool, mods) -> i
     cr = mods["combat_result"]
     result = inflicted
     if not (s.type in ("artillery", "horse artillery") or s.formation in ("skirmish", "square")
-            or s.o["building"] or s.flanked()):
+            or s.o["building"] or s.flanked() or s.swept):
         rear = int(s.o["rear_support"]) + sum(x.standing for x, at in s.supports if at == "rear")
         flanks = s.o["flank_supports"] + sum(x.standing for x, at in s.supports if at == "flank")
         result += cr["rear_support"] * rear
@@ -347,6 +348,7 @@ def fight(scenario, rng: random.Random) -> dict:
         x.faces[y] = "front"
         y.faces[x] = "front" if y.formation in ("square", "hedgehog") else m.facing[f]
         x.charging = y.formation != "square"
+        x.swept = True
         in_melee[:] = [x, y]
         fought.append(y)
         won_last[:] = [False, False]
@@ -413,8 +415,8 @@ def fight(scenario, rng: random.Random) -> dict:
                     leave(u, "retire")
                 elif u.has("test_on_casualty") and taken[u]:
                     leave(u, break_test_roll(rng, u, 0))
-        for u, _ in fighting:  # a broken unit's supports test
-            if u.fate == "broken":
+        for u, _ in fighting:  # a broken unit's supports test (not after its sweep)
+            if u.fate == "broken" and not u.swept:
                 for x, _ in u.supports:
                     if x.standing:
                         leave(x, break_test_roll(rng, x, 0))

@@ -138,6 +138,13 @@ SCENARIOS = {
          {**FOOT, "name": "Second line", "in_melee": False, "distance": 15, "facing": "flank",
           "rules": ["wavering"]}],
         sweeping_advance=True, max_rounds=6),
+    "§5.4 supported hussars sweep away from their support into a column": brigade(
+        [{**unit("Hussars", "cavalry", 6, 0), "charges": "Voltigeurs"},
+         {**unit("Dragoons", "cavalry", 6, 2), "supports": "Hussars"}],
+        [{**unit("Voltigeurs", "infantry", 3, 3, morale=5, stamina=2), "formation": "skirmish"},
+         {**FOOT, "name": "Reserve", "formation": "attack column", "in_melee": False,
+          "distance": 15, "rear_support": True}],
+        sweeping_advance=True),
 }
 
 

@@ -323,6 +323,12 @@ def _met(plan, state, u, v):
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
+def _swept(plan, state, u):
+    """u made the second charge: a move away from its supports (§5.4)."""
+    return plan.second_charge and state[_tail(plan, SWEEPER)] == u + 1
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
 def _in_melee(plan, state, u):
     """Unit u stands and an enemy in contact with it does."""
     return state[_at(plan, FATE, u)] == UNIT_STANDING and _target(plan, state, u) >= 0
@@ -349,9 +355,9 @@ def _flanked(plan, state, u):
 def _supports(plan, state, h, u):
     """Unit u's supports' combat-result bonus (§5.3): its own keys' and its supporting units
     still standing (one behind, two on the flanks), none while it is flanked or cannot be
-    supported."""
+    supported, nor after its sweep took it a move away from them (§5.4)."""
     if _n(plan) == 2 or not plan.supported[u] or not plan.supportable[h, u] \
-            or _flanked(plan, state, u):
+            or _flanked(plan, state, u) or _swept(plan, state, u):
         return 0  # one unit a side: its supports are in result_bonus (compile)
     rear = plan.own_rear[u]
     flanks = plan.own_flanks[u]
@@ -439,7 +445,8 @@ def _round(plan, dice, state):
             if _struck(plan, state, u) >= 0:
                 _leave(plan, state, u, _drawn_test(plan, dice, state, u))
     for u in range(n if n != 2 else 0):  # a broken unit's supports test (§5.5)
-        if _struck(plan, state, u) >= 0 and state[_at(plan, FATE, u)] == UNIT_DESTROYED:
+        if (_struck(plan, state, u) >= 0 and state[_at(plan, FATE, u)] == UNIT_DESTROYED
+                and not _swept(plan, state, u)):
             for k in range(3):
                 x = plan.supporters[u, k]
                 if x >= 0 and state[_at(plan, FATE, x)] == UNIT_STANDING:
