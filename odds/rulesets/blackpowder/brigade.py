@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from odds.core import charges
 from odds.core import schema as s
 from odds.rulesets.blackpowder import rules
 from odds.rulesets.blackpowder.rules import ALL_ROUND, ARTILLERY, CAVALRY
@@ -145,14 +146,9 @@ def check(scenario) -> None:
             raise (at / "distance").error(
                 "is for a fresh unit out of the melee: give it in_melee = false too (§5.4)")
         if mine != on:
-            for key in ("charges", "facing"):
-                if o[key] is not None:
-                    raise (at / key).error(
-                        f"is for a unit of the charging side ({on}); this unit is charged")
+            charges.check_charged(o, at, on)
         elif o["supports"] is None:
-            if o["charges"] is not None and o["charges"] not in enemy:
-                raise (at / "charges").error(
-                    f"names no unit of the {off}: {', '.join(map(repr, enemy))}")
+            charges.check_target(o, at, off, enemy)
         elif o["facing"] is not None:
             raise (at / "facing").error("is read only for a charging unit, not a support")
     for t in range(n):
@@ -163,10 +159,8 @@ def check(scenario) -> None:
     for t in range(n):
         if m.target[t] < 0 and not m.chargers_of(t) and m.supports[t] < 0 and m.units[t][
                 "in_melee"]:
-            raise (m.wheres[t] / "name").error(
-                f"{m.names[t]!r} is not in the melee: no unit charges it and it supports none "
-                f"(give a unit of the {on} `charges = {m.names[t]!r}`, give it `supports`, or "
-                "leave it out)")
+            raise charges.uncharged(m.names[t], m.wheres[t], on, "melee",
+                                    ", give it `supports`, or leave it out")
     _check_one_melee(m)
     for u, t in enumerate(m.target):
         if t >= 0:

@@ -2,6 +2,7 @@
 champions and several units"): who is a hero, which unit charged which, and the checks."""
 from __future__ import annotations
 
+from odds.core import charges
 from odds.core import schema as s
 
 # the rules of a whole unit: on a character or champion they are an error (they come from
@@ -170,17 +171,10 @@ def check_charges(scenario) -> None:
     enemy = [u.name for u in scenario.side(off).every_unit]
     hit = set()
     for unit, where in scenario.unit_wheres(on):
+        charges.check_target(unit.options, where, off, enemy)
         target = unit.options["charges"]
-        if target is not None and target not in enemy:
-            raise (where / "charges").error(
-                f"names no unit of the {off}: {', '.join(map(repr, enemy))}")
         hit.add(enemy.index(target) if target is not None else 0)
     for i, (unit, where) in enumerate(scenario.unit_wheres(off)):
-        for key in ("charges", "facing"):
-            if unit.options[key] is not None:
-                raise (where / key).error(
-                    f"is for a unit of the charging side ({on}); this unit was charged")
+        charges.check_charged(unit.options, where, on)
         if i not in hit:
-            raise (where / "name").error(
-                f"{unit.name!r} is not in the combat: no unit of the {on} charges it "
-                f"(give one `charges = {unit.name!r}`)")
+            raise charges.uncharged(unit.name, where, on, "combat")
