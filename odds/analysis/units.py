@@ -108,13 +108,11 @@ def _recorded(tally, key: str, unit, stem: str, flags: tuple[str, ...]) -> UnitO
 
 def _flags(tally, flags: tuple[str, ...], column: str) -> dict:
     """Fights (an exact tally's mass) with each flag 1, for the flags the record has (its
-    ``column`` pattern filled with the flag's name)."""
-    out = {}
-    for flag in flags:
-        if column.format(flag) in tally.columns:
-            h = tally.histogram(column.format(flag))
-            out[flag] = h[1].item() if len(h) > 1 else 0
-    return out
+    ``column`` pattern filled with the flag's name), counted as Result.counts counts a
+    side's flags."""
+    named = {flag: column.format(flag) for flag in flags}
+    return {flag: tally.histogram(c)[1:].sum().item() for flag, c in named.items()
+            if c in tally.columns}
 
 
 def _derived(tally, key: str, unit, flags: tuple[str, ...]) -> UnitOutcome:

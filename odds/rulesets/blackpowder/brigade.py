@@ -157,8 +157,7 @@ def check(scenario) -> None:
         if m.supports[x] >= 0:
             _check_support(m, x)
     for t in range(n):
-        if m.target[t] < 0 and not m.chargers_of(t) and m.supports[t] < 0 and m.units[t][
-                "in_melee"]:
+        if not m.in_contact(t) and m.supports[t] < 0 and t not in m.fresh:
             raise charges.uncharged(m.names[t], m.wheres[t], on, "melee",
                                     ", give it `supports`, or leave it out")
     _check_one_melee(m)
@@ -260,7 +259,7 @@ def _check_support(m: Melee, x: int) -> None:
         raise at.error(f"{m.names[u]!r} is {why}: it cannot be supported (§5.3)")
     if m.supports[u] >= 0:
         raise at.error(f"{m.names[u]!r} supports a unit itself")
-    if m.target[u] < 0 and not m.chargers_of(u):
+    if not m.in_contact(u):
         raise at.error(f"{m.names[u]!r} is not in the melee: a support backs a unit in contact "
                        "(§5.3)")
     if m.chargers_of(x):

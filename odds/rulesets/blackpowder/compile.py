@@ -183,24 +183,21 @@ def compile_plan(scenario) -> Plan:
     # [0, t]: t's fire at its first charger; [1, c]: the fire c takes sweeping into a fresh unit
     closing = np.zeros((2, n, max([units[t]["profile"]["shooting"] for t in firing] + [0]) + 1))
     closing[:, :, 0] = 1.0
-    for t in firing:  # R4-4, at the first unit charging it
+    wound_span = np.zeros(n, np.int64)  # every die against it, every round, and closing fire
+    for t in firing:  # R4-4: at the first unit charging it; a fresh unit's at each sweeper
         for x in m.sweepers[t] or m.chargers_of(t)[:1]:
-            if m.sweepers[t]:
-                closing[1, x] = _closing(units[t], units[x], hit, save, closing.shape[2] - 1)
-            else:
+            if not m.sweepers[t]:
                 closing_at[t] = x
-                closing[0, t] = _closing(units[t], units[x], hit, save, closing.shape[2] - 1)
+            at = (1, x) if m.sweepers[t] else (0, t)
+            closing[at] = _closing(units[t], units[x], hit, save, closing.shape[2] - 1)
+            wound_span[x] += units[t]["profile"]["shooting"]
     bands, shaken_retire_breaks = break_test()
     band = np.zeros(12 - LOWEST + 1, np.int64)
     for i, score in enumerate(range(LOWEST, 13)):
         band[i] = next(code for top, code in bands if top is None or score <= top)
     stamina = np.array([u["profile"]["stamina"] for u in units], np.int64)
-    wound_span = np.zeros(n, np.int64)  # every die against it, every round, and closing fire
     for u, v in pairs:
         wound_span[v] += scenario.simulation["max_rounds"] * dice[:, :, u, v].max()
-    for t in firing:
-        for x in m.sweepers[t] or m.chargers_of(t)[:1]:
-            wound_span[x] += units[t]["profile"]["shooting"]
     return with_laws(Plan(
         side=np.array(m.side, np.int64), contacts=contacts, flank_of=flank_of,
         supporters=supporters, flanked=flank_of.any(axis=(0, 2)),
