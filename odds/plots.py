@@ -126,7 +126,9 @@ def _label(column: str, ruleset=Ruleset) -> str:
     unit = UNIT_FIGURE.match(column)
     if unit:
         side, name, figure = unit.groups()
-        text = f"{name} {UNIT_MEANS.get(figure, figure.replace('_', ' '))} ({side})"
+        said = UNIT_MEANS.get(figure) or (f"mean {figure.removesuffix('_mean')}"
+                                          if figure.endswith("_mean") else figure)
+        text = f"{name} {said.replace('_', ' ')} ({side})"
     else:
         text = AMOUNTS.get(column, column.replace("_", " "))
     return text.format(lost=ruleset.lost[1], wounds=ruleset.wounds)
@@ -354,8 +356,10 @@ def unit_losses(result, ax=None, *, title: str | None = None):
     shown = [fate for fate in UNIT_FATES if (frame[fate] > 0).any() or fate == "destroyed"]
     lost = get_ruleset(result.scenario.ruleset).lost
     _fate_bars(ax, frame, rows - 0.17, shown)
-    _lost_bars(ax, frame, rows + 0.24, lost, [f for f in get_ruleset(
-        result.scenario.ruleset).unit_flags if f in frame.columns])
+    ruleset = get_ruleset(result.scenario.ruleset)
+    _lost_bars(ax, frame, rows + 0.24, lost,
+               [f for f in ruleset.unit_flags if f in frame.columns],
+               [f"{c}_mean" for c in ruleset.unit_counts if f"{c}_mean" in frame.columns])
     ax.set_yticks(rows, [textwrap.fill(f"{u.unit} ({u.side})", 24, break_long_words=False)
                          for u in frame.itertuples()], fontsize=9)
     for tick, side in zip(ax.get_yticklabels(), frame["side"]):
@@ -409,11 +413,12 @@ def _fate_bars(ax, frame, y, fates) -> None:
         line.set_path_effects([patheffects.withStroke(linewidth=3, foreground="white")])
 
 
-def _lost_bars(ax, frame, y, lost: tuple[str, str], flags=()) -> None:
+def _lost_bars(ax, frame, y, lost: tuple[str, str], flags=(), means=()) -> None:
     """Mean losses as a share of the unit (side colours) with "mean x of N models lost"
     beside (``lost``: the ruleset's words, one and several); a unit without a model count
     (no model groups) gets "mean x casualties" alone; then each unit flag's percent
-    ("shaken 91.6%")."""
+    ("shaken 91.6%") and each unit count's mean ("mean exchanges 2.31"), which alone
+    label a unit of one model (a d10skirmish fighter: its fate bar says how often it fell)."""
     import pandas as pd
 
     for yi, u in zip(y, frame.itertuples()):
@@ -425,7 +430,11 @@ def _lost_bars(ax, frame, y, lost: tuple[str, str], flags=()) -> None:
             ax.barh(yi, 100, 0.26, color=colour, alpha=0.15)
             ax.barh(yi, share, 0.26, color=colour)
             text = f"mean {_amount(u.losses_mean)} of {report.count(u.models, *lost)}"
-        text += "".join(f", {flag} {_percent(100 * getattr(u, flag))}" for flag in flags)
+        more = [f"{flag} {_percent(100 * getattr(u, flag))}" for flag in flags]
+        more += [f"mean {mean.removesuffix('_mean')} {_amount(getattr(u, mean))}"
+                 for mean in means]
+        alone = not pd.isna(u.models) and u.models == 1  # its fate bar says how often it fell
+        text = ", ".join(more if alone and more else [text, *more])
         inside = share > 60
         ax.text(share - 1 if inside else share + 1, yi, text, va="center", fontsize=8,
                 ha="right" if inside else "left", color="white" if inside else "black")

@@ -410,25 +410,28 @@ def check_alone(table: dict, ruleset: str, where: s.Where, weapons: dict | None 
     raise first
 
 
-def one_fighter_a_side(scenario, weapons: dict, ruleset_id: str):
-    """For a ruleset of one fighter against one: each side's one model group of one model,
-    with its ``where``, the attacker's first. A second group, a count other than 1, or a
-    weapon unknown to ``weapons`` or carried twice is an error at its field."""
+def one_fighter_a_unit(scenario, weapons: dict, ruleset_id: str):
+    """For a ruleset whose unit is one fighter: each unit's one model group of one model,
+    with its ``where``, the attacker's first, in file order. A second group, a count other
+    than 1, or a weapon unknown to ``weapons`` or carried twice is an error at its field."""
     for key in SIDES:
-        where = scenario.where(key) / "models"
-        groups = scenario.side(key).models
-        if len(groups) != 1:
-            raise where.error(f"{ruleset_id} is one fighter against one: give exactly one "
-                              f"[[{key}.models]] group, got {len(groups)}")
-        group, where = groups[0], where / 0
-        if group.count != 1:
-            raise (where / "count").error(f"must be 1 (one fighter a side), got {group.count}")
-        for j, name in enumerate(group.equipment):
-            if name not in weapons:
-                raise unknown_name(name, weapons, where / "equipment" / j,
-                                   f"`odds weapons {ruleset_id}` lists them")
-        s.once_each(group.equipment, where / "equipment")  # their modifiers add up
-        yield group, where
+        for unit, at in scenario.unit_wheres(key):
+            where = at / "models"
+            groups = unit.models
+            if len(groups) != 1:
+                table = f"{key}.units.models" if scenario.side(key).units else f"{key}.models"
+                raise where.error(f"a {ruleset_id} unit is one fighter: give exactly one "
+                                  f"[[{table}]] group, got {len(groups)}")
+            group, where = groups[0], where / 0
+            if group.count != 1:
+                raise (where / "count").error(f"must be 1 (a unit is one fighter), got "
+                                              f"{group.count}")
+            for j, name in enumerate(group.equipment):
+                if name not in weapons:
+                    raise unknown_name(name, weapons, where / "equipment" / j,
+                                       f"`odds weapons {ruleset_id}` lists them")
+            s.once_each(group.equipment, where / "equipment")  # their modifiers add up
+            yield group, where
 
 
 def within_side(error: ScenarioError, side: str, source: str) -> str | None:

@@ -56,20 +56,20 @@ class Fighter:
 def build(scenario) -> list[Fighter]:
     """The attacker's and defender's fighters: MS, DMG and attacks with weapons (R3-3, A4)."""
     table = rules.weapons(scenario)
-    out = []
-    for side, key in enumerate(SIDE_KEYS):
-        group = scenario.side(key).models[0]
-        p = group.profile
-        carried = [table[name] for name in group.equipment]
-        skill = p["MS"] + sum(w["skill"] for w in carried)
-        attacks = (skill + 1) // 2 + sum(w["attacks"] for w in carried)  # ceil(MS / 2), R3-3
-        out.append(Fighter(side=side, skill=skill, attacks=attacks, ap_each_turn=p["AP"],
-                           wounds=p["W"], armour=p["ARM"],
-                           damage=p["DMG"] + sum(w["damage"] for w in carried),
-                           roller=Roller(skill, group.options["adjust"],
-                                         group.options["adjust_for"]),
-                           wounds_left=p["W"]))
-    return out
+    return [Fighter(**stats(side, scenario.side(key).models[0], table))
+            for side, key in enumerate(SIDE_KEYS)]
+
+
+def stats(side: int, group, table) -> dict:
+    """A fighter's fields from its model group and the weapons ``table``."""
+    p = group.profile
+    carried = [table[name] for name in group.equipment]
+    skill = p["MS"] + sum(w["skill"] for w in carried)
+    attacks = (skill + 1) // 2 + sum(w["attacks"] for w in carried)  # ceil(MS / 2), R3-3
+    return dict(side=side, skill=skill, attacks=attacks, ap_each_turn=p["AP"], wounds=p["W"],
+                armour=p["ARM"], damage=p["DMG"] + sum(w["damage"] for w in carried),
+                roller=Roller(skill, group.options["adjust"], group.options["adjust_for"]),
+                wounds_left=p["W"])
 
 
 class FightOver(Exception):

@@ -63,10 +63,17 @@ def test_compiling_is_told_apart_from_loading_the_cache(tmp_path, source):
     assert needs_compiling(_module(path))
 
 
-def test_the_threaded_kernel_is_found_behind_its_python_wrapper():
-    """d10skirmish's play_chunk is plain Python running play_trials on each thread."""
-    module = importlib.import_module(odds.rulesets.get_ruleset("d10skirmish").kernel)
-    assert [d.py_func.__name__ for d in _entry_dispatchers(module)] == ["play_trials"]
+@pytest.mark.parametrize("scenario,loop", [("d10skirmish_trooper_charges_sniper", "play_trials"),
+                                           ("d10skirmish_two_troopers_charge_a_brute",
+                                            "play_gang")])
+def test_the_threaded_kernel_is_found_behind_its_python_wrapper(scenario, loop):
+    """d10skirmish's play_chunk is plain Python running, on each thread, the loop its
+    ``entry(plan)`` names: the schedule's for one fighter a side, the gang's for a gang."""
+    rules = odds.rulesets.get_ruleset("d10skirmish")
+    module = importlib.import_module(rules.kernel)
+    plan = rules.compile(odds.load(SCENARIOS / f"{scenario}.toml"))
+    expected = module.play_trials if loop == "play_trials" else module.play_gang(plan)
+    assert _entry_dispatchers(module, plan) == [expected]
 
 
 @pytest.mark.parametrize("ruleset", ["blackpowder", "d10skirmish", "mordheim", "wh40k3"])
@@ -92,8 +99,8 @@ def test_the_notice_looks_at_the_parts_a_plans_solve_compiles(ruleset, scenario,
     assert {d.py_func.__name__ for d in _entry_dispatchers(solver, plan, "solve")} == parts
 
 
-def _toy(compiling: bool, kernel: str = "odds.rulesets.d10skirmish.kernel"):
-    """A ruleset that plays nothing, with a real kernel module (one compiled variant)."""
+def _toy(compiling: bool, kernel: str = "odds.rulesets.d10skirmish.exchange"):
+    """A ruleset that plays nothing, with a real module for its kernel (no variants)."""
     return SimpleNamespace(id="toy", extra_columns=(), needs_compiling=lambda plan=None: compiling,
                            play=lambda plan, seed, first, out: None, kernel=kernel)
 

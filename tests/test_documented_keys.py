@@ -172,6 +172,7 @@ WHFB8 = ("whfb8_knights_lance_charge.toml", [
                             "hits_on": 2, "wounds_on": 5},
      "defender.models[0].rules": ["Waaagh", "Bash", "Stampede"]},
 ])
+GANG = "d10skirmish_two_troopers_charge_a_brute.toml"  # a gang a side
 D10SKIRMISH = ("d10skirmish_blademaster_vs_brute.toml", [
     {"attacker.models[0].profile.MS": 7}, {"attacker.models[0].profile.AP": 4},
     {"attacker.models[0].profile.W": 3}, {"attacker.models[0].profile.ARM": 3},
@@ -196,6 +197,10 @@ D10SKIRMISH = ("d10skirmish_blademaster_vs_brute.toml", [
     {"defender.line_of_sight": False, "defender.distance": 10,
      "defender.models[0].profile.M": 4},
     {"engagement.move_ap": 2, "defender.distance": 10, "defender.models[0].profile.M": 4},
+    (GANG, {"attacker.units[1].charges": "Brute"}),
+    (GANG, {"defender.units[1].engaged": False}),
+    (GANG, {"attacker.units[0].target": "weakest"}),
+    (GANG, {"defender.units[0].flee_below": 1}),
 ])
 BRIGADE = "blackpowder_two_battalions_charge_a_line.toml"  # several units a side
 SECOND_CHARGE = "blackpowder_cuirassiers_sweep_into_a_second_line.toml"  # a fresh unit

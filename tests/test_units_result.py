@@ -85,10 +85,11 @@ def one_unit(request):
 def derived_unit_record(result) -> tuple[tuple[str, ...], np.ndarray]:
     """The side record of a one-unit-a-side result with the per-unit columns a kernel would
     write for it (units_spec section 7): fate from (winner, end), losses, wounds and the
-    ruleset's unit flags (blackpowder: shaken) the side's."""
+    ruleset's unit flags the side record has (blackpowder: shaken) the side's."""
     columns, record = result.tally.columns, result.fights_record
     winner, end = record[0], record[1]
-    flags = get_ruleset(result.scenario.ruleset).unit_flags
+    flags = [f for f in get_ruleset(result.scenario.ruleset).unit_flags
+             if f"attacker_{f}" in columns]
     extra = []
     for side, enemy in (("attacker", DEFENDER), ("defender", ATTACKER)):
         lost = winner == enemy

@@ -46,8 +46,9 @@ def can_be_unreached(scenario) -> bool:
 class UnitOutcome:
     """One unit's tally: fights per fate code (index = ``UNIT_FATES`` code), mean models
     lost and wounds suffered per fight, its models at the start (None for a unit without
-    model groups, e.g. a Black Powder unit), and fights per yes of each of its ruleset's
-    unit flags (``Ruleset.unit_flags``: blackpowder's shaken)."""
+    model groups, e.g. a Black Powder unit), fights per yes of each of its ruleset's
+    unit flags (``Ruleset.unit_flags``: blackpowder's shaken) and the mean of each of its
+    unit counts (``Ruleset.unit_counts``: d10skirmish's exchanges)."""
 
     side: str
     unit: str
@@ -56,6 +57,7 @@ class UnitOutcome:
     losses_mean: float
     wounds_mean: float
     flags: dict = field(default_factory=dict)
+    means: dict = field(default_factory=dict)
 
     def counts(self) -> dict[str, int | float]:
         """Fights per reported fate (an exact tally's probability masses), then per flag;
@@ -78,15 +80,16 @@ def unit_outcomes(scenario, tally) -> list[UnitOutcome]:
     from the side record."""
     from odds.rulesets import get_ruleset
 
-    flags = get_ruleset(scenario.ruleset).unit_flags
+    ruleset = get_ruleset(scenario.ruleset)
+    own = ruleset.unit_flags, ruleset.unit_counts
     out = []
     for key in SIDES:
         for i, unit in enumerate(scenario.side(key).every_unit):
             stem = f"{key}.units[{i}]"
             if f"{stem}.fate" in tally.columns:
-                out.append(_recorded(tally, key, unit, stem, flags))
+                out.append(_recorded(tally, key, unit, stem, *own))
             elif i == 0 and not several_units(scenario):
-                out.append(_derived(tally, key, unit, flags))
+                out.append(_derived(tally, key, unit, *own))
             else:
                 raise ValueError(f"the outcome record has no column {stem}.fate for unit "
                                  f"{unit.name!r}")
@@ -97,13 +100,15 @@ def _models(unit) -> int | None:
     return sum(g.count for g in unit.models) if unit.models else None
 
 
-def _recorded(tally, key: str, unit, stem: str, flags: tuple[str, ...]) -> UnitOutcome:
+def _recorded(tally, key: str, unit, stem: str, flags: tuple[str, ...],
+              counts: tuple[str, ...]) -> UnitOutcome:
     """A unit read from its own columns: P(fate = k) = its fate histogram at k / trials."""
     fates = np.zeros(len(UNIT_FATES), tally.outcomes.dtype)
     h = tally.histogram(f"{stem}.fate")
     fates[:len(h)] = h
     return UnitOutcome(key, unit.name, _models(unit), fates, tally.mean(f"{stem}.lost"),
-                       tally.mean(f"{stem}.wounds"), _flags(tally, flags, f"{stem}.{{}}"))
+                       tally.mean(f"{stem}.wounds"), _flags(tally, flags, f"{stem}.{{}}"),
+                       _means(tally, counts, f"{stem}.{{}}"))
 
 
 def _flags(tally, flags: tuple[str, ...], column: str) -> dict:
@@ -115,7 +120,16 @@ def _flags(tally, flags: tuple[str, ...], column: str) -> dict:
             if c in tally.columns}
 
 
-def _derived(tally, key: str, unit, flags: tuple[str, ...]) -> UnitOutcome:
+def _means(tally, counts: tuple[str, ...], column: str) -> dict:
+    """The mean of each count the record has (its ``column`` pattern filled with the
+    count's name), keyed ``<count>_mean``."""
+    named = {count: column.format(count) for count in counts}
+    return {f"{count}_mean": tally.mean(c) for count, c in named.items()
+            if c in tally.columns}
+
+
+def _derived(tally, key: str, unit, flags: tuple[str, ...],
+             counts: tuple[str, ...]) -> UnitOutcome:
     """A side's only unit read from the side record: it was destroyed when its side lost by
     destruction or both were destroyed, caught or fled when its side lost that way, else it
     is standing; its losses, wounds and flags are its side's."""
@@ -126,7 +140,8 @@ def _derived(tally, key: str, unit, flags: tuple[str, ...]) -> UnitOutcome:
     fates[UNIT_FLED] = o[ENEMY[key], FLED]
     fates[UNIT_STANDING] = tally.total - fates.sum()
     return UnitOutcome(key, unit.name, _models(unit), fates, tally.mean(f"{key}_lost"),
-                       tally.mean(f"{key}_wounds"), _flags(tally, flags, f"{key}_{{}}"))
+                       tally.mean(f"{key}_wounds"), _flags(tally, flags, f"{key}_{{}}"),
+                       _means(tally, counts, f"{key}_{{}}"))
 
 
 def units_frame(result):
@@ -139,7 +154,8 @@ def units_frame(result):
         row = {"side": u.side, "unit": u.unit, "models": u.models}
         for fate, (p, low, high) in u.probabilities(result.tally).items():
             row.update({fate: p, f"{fate}_low": low, f"{fate}_high": high})
-        rows.append({**row, "losses_mean": u.losses_mean, "wounds_mean": u.wounds_mean})
+        rows.append({**row, "losses_mean": u.losses_mean, "wounds_mean": u.wounds_mean,
+                     **u.means})
     frame = pd.DataFrame(rows)
     frame["models"] = frame["models"].astype("Int64")
     return frame
@@ -153,7 +169,7 @@ def units_dicts(result) -> list[dict]:
         probs = u.probabilities(result.tally)
         entry = {"side": u.side, "unit": u.unit, "models": u.models}
         entry.update({fate: p for fate, (p, _, _) in probs.items()})
-        entry.update({"losses_mean": u.losses_mean, "wounds_mean": u.wounds_mean})
+        entry.update({"losses_mean": u.losses_mean, "wounds_mean": u.wounds_mean, **u.means})
         entry.update({f"{fate}_ci95": [low, high] for fate, (_, low, high) in probs.items()})
         out.append(entry)
     return out
@@ -168,8 +184,10 @@ def units_summary_rows(result) -> list[dict]:
         rows += [{"outcome": f"{stem}.{fate}", "kind": "probability", "value": p,
                   "ci95_low": low, "ci95_high": high}
                  for fate, (p, low, high) in u.probabilities(result.tally).items()]
-        rows += [{"outcome": f"{stem}.{key}", "kind": "mean", "value": getattr(u, key)}
-                 for key in MEANS]
+        rows += [{"outcome": f"{stem}.{key}", "kind": "mean", "value": value}
+                 for key, value in ((k, getattr(u, k)) for k in MEANS)]
+        rows += [{"outcome": f"{stem}.{key}", "kind": "mean", "value": value}
+                 for key, value in u.means.items()]
     return rows
 
 
@@ -194,10 +212,11 @@ def grid_metrics(scenario) -> list[str]:
 
     if not several_units(scenario):
         return []
-    flags = get_ruleset(scenario.ruleset).unit_flags
+    ruleset = get_ruleset(scenario.ruleset)
+    means = tuple(f"{count}_mean" for count in ruleset.unit_counts)
     return [f"{key}.units[{unit.name}].{figure}" for key in SIDES
             for unit in scenario.side(key).every_unit
-            for figure in (*UNIT_FATES, *flags, *MEANS)]
+            for figure in (*UNIT_FATES, *ruleset.unit_flags, *MEANS, *means)]
 
 
 def units_table(result) -> list[str]:
@@ -221,9 +240,11 @@ def units_table(result) -> list[str]:
         row += [report.percent(probs["unreached"][0], 2)] * unreached
         row += [report.percent(probs[flag][0], 2) for flag in u.flags]
         lost = report.number(u.losses_mean)
-        rows.append(row + [lost if u.models is None else f"{lost} of {u.models}"])
+        rows.append(row + [lost if u.models is None else f"{lost} of {u.models}"]
+                    + [report.number(v) for v in u.means.values()])
     names = ["per unit", "side", "destroyed"] + ["95% interval"] * interval + [
         "of which caught", "fled"]
     names += ["unreached"] * unreached + list(outcomes[0].flags)
     names += [f"mean {get_ruleset(result.scenario.ruleset).lost[1]}"]
+    names += [f"mean {mean.removesuffix('_mean')}" for mean in outcomes[0].means]
     return report.table(rows, names, left=2)

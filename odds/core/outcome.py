@@ -37,13 +37,13 @@ def empty_record(n: int, extra: tuple[str, ...] = ()) -> np.ndarray:
     return np.zeros((len(COLUMNS) + len(extra), n), dtype=np.int32)
 
 
-def unit_columns(scenario, flags: tuple[str, ...] = ()) -> tuple[str, ...]:
+def unit_columns(scenario, own: tuple[str, ...] = ()) -> tuple[str, ...]:
     """The per-unit columns of a scenario where a side has several units:
-    ``attacker.units[0].fate``, ``.lost``, ``.wounds``, then the ruleset's unit ``flags``
-    (0 or 1 a fight), ... attacker units first; none when every side is one unit (its unit
-    outcome is then its side's)."""
+    ``attacker.units[0].fate``, ``.lost``, ``.wounds``, then the ruleset's ``own`` (its
+    unit flags, 0 or 1 a fight, and unit counts), ... attacker units first; none when every
+    side is one unit (its unit outcome is then its side's)."""
     sides = [(key, scenario.side(key)) for key in ("attacker", "defender")]
     if not any(side.units for _, side in sides):
         return ()
     return tuple(f"{key}.units[{i}].{part}" for key, side in sides
-                 for i in range(len(side.every_unit)) for part in UNIT_PARTS + flags)
+                 for i in range(len(side.every_unit)) for part in UNIT_PARTS + own)

@@ -48,6 +48,9 @@ class Ruleset:
     # yes/no figures each unit of a side of several has beside its fate, lost and wounds
     # (blackpowder: shaken); its side's own column is ``<side>_<flag>`` (extra_columns)
     unit_flags: tuple[str, ...] = ()
+    # counts each unit of a side of several has after its flags, reported as means
+    # (d10skirmish: each fighter's exchanges)
+    unit_counts: tuple[str, ...] = ()
     rules: dict[str, tuple] = field(default_factory=dict)  # the scenario's [rules] table
     exact: str | None = None  # the module of its exact solver (see odds.core.exact), if any
     own_special_rules: bool = False  # a scenario may add special rules ([special_rules])
@@ -63,7 +66,8 @@ class Ruleset:
         each unit's (:func:`odds.core.outcome.unit_columns`)."""
         from odds.core.outcome import COLUMNS, unit_columns
 
-        return COLUMNS + self.own_columns(scenario) + unit_columns(scenario, self.unit_flags)
+        return (COLUMNS + self.own_columns(scenario)
+                + unit_columns(scenario, self.unit_flags + self.unit_counts))
 
     def own_columns(self, scenario) -> tuple[str, ...]:
         """The ruleset's own columns of ``scenario``: ``extra_columns`` + ``scenario_columns``."""

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from odds.core import schema as s
 from odds.core.catalogue import NO_OWN, Section, own_entries
-from odds.scenario import one_fighter_a_side
+from odds.scenario import one_fighter_a_unit
 
 PROFILE = {
     "hit": (s.integer(2, 6), s.REQUIRED),  # the score to hit (D-1)
@@ -32,7 +32,7 @@ def hit_score(group, table) -> int:
 def check(scenario) -> None:
     """One fighter a side, known weapons each carried once, a score to hit of 2 to 6."""
     table = weapons(scenario)
-    for group, where in one_fighter_a_side(scenario, table, "duel"):
+    for group, where in one_fighter_a_unit(scenario, table, "duel"):
         score = hit_score(group, table)
         if not 2 <= score <= 6:
             raise (where / "equipment").error(

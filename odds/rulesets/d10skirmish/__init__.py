@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from odds.core.ruleset import Ruleset
-from odds.rulesets.d10skirmish import rules
+from odds.rulesets.d10skirmish import gangs, rules
 from odds.rulesets.d10skirmish.compile import compile_plan
 
 ANSWERS = ("fight", "one", "flee")
@@ -60,7 +60,7 @@ RULESET = Ruleset(
     group_keys=rules.GROUP_KEYS,
     side_keys=rules.SIDE_KEYS,
     engagement=rules.ENGAGEMENT,
-    check=rules.check,
+    check=gangs.check,
     compile=compile_plan,
     kernel="odds.rulesets.d10skirmish.kernel",
     exact="odds.rulesets.d10skirmish.exact",
@@ -69,4 +69,7 @@ RULESET = Ruleset(
     extra_columns=("exchanges", "pushed"),
     flag_columns=("pushed",),
     lost=("fighter down", "fighters down"),  # 1 when the fighter went down
+    multi_unit=True,  # a gang: several fighters a side, a unit each (gangs.py, gang.py)
+    unit_flags=("fought",),  # each fighter's: it got into base contact (R3-1)
+    unit_counts=("exchanges",),  # each fighter's exchanges fought, a mean
 )

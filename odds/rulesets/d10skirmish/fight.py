@@ -457,24 +457,31 @@ def _exchange(plan, dice, state):
 @njit(cache=True, inline="always")
 def _rolled(plan, dice, kind, first):
     """(wounds to side 0, to side 1) of an exchange rolled die by die (R3-5 ... R3-7, A2, A3)."""
-    n0 = plan.kind_dice[kind, 0]
-    n1 = plan.kind_dice[kind, 1]
+    return rolled(plan, dice, plan.kind_dice[kind, 0], plan.kind_dice[kind, 1], 0, 1, first)
+
+
+@njit(cache=True, inline="always")
+def rolled(plan, dice, n0, n1, f0, f1, first):
+    """(wounds to f0, to f1) of an exchange of fighters f0 (the attacker's) and f1 rolled
+    die by die, n0 and n1 dice, side ``first`` turning dice first (R3-5 ... R3-7, A2, A3);
+    f0's dice first, then f1's, then the armour rolls of the hits on f0, then on f1. For a
+    plan of one fighter a side f0, f1 are 0, 1; gang.py passes its fighters."""
     rolled0 = 0
     for _ in range(n0):
         rolled0 += 1 << (SHIFT * (pick(dice, plan.d10_law) + 1))
     rolled1 = 0
     for _ in range(n1):
         rolled1 += 1 << (SHIFT * (pick(dice, plan.d10_law) + 1))
-    c0, h0, c1, h1, _b = resolve(rolled0, rolled1, plan.skill[0], plan.skill[1], plan.adjust[0],
-                                 plan.adjust[1], plan.adjust_blocks[0], plan.adjust_blocks[1],
-                                 first, plan.crit_blockable, plan.create_crit)
-    return _wounds(plan, dice, 1, c1, h1), _wounds(plan, dice, 0, c0, h0)
+    c0, h0, c1, h1, _b = resolve(rolled0, rolled1, plan.skill[f0], plan.skill[f1],
+                                 plan.adjust[f0], plan.adjust[f1], plan.adjust_blocks[f0],
+                                 plan.adjust_blocks[f1], first, plan.crit_blockable,
+                                 plan.create_crit)
+    return _wounds(plan, dice, f1, f0, c1, h1), _wounds(plan, dice, f0, f1, c0, h0)
 
 
 @njit(cache=True, inline="always")
-def _wounds(plan, dice, s, crits, hits):
-    """Wounds side s's landed hits deal to the other fighter (A2 armour, A3 criticals)."""
-    e = 1 - s
+def _wounds(plan, dice, s, e, crits, hits):
+    """Wounds fighter s's landed hits deal to fighter e (A2 armour, A3 criticals)."""
     total = 0
     for _ in range(hits):
         total += plan.damage[s] * pick(dice, plan.armour_law[e])

@@ -1,6 +1,11 @@
-"""The d10skirmish kernel: plays whole fights by the rule text (fight.py), drawing each
-exchange's wounds with one random number (or its dice one by one, for an exchange too large to
-tabulate), one outcome row per fight. Checked against tests/naive_d10skirmish.py."""
+"""The d10skirmish kernel: plays whole fights by the rule text (fight.py for one fighter a
+side, gang.py for a gang), drawing each exchange's wounds with one random number (or its dice
+one by one, for an exchange too large to tabulate), one outcome row per fight. Checked
+against tests/naive_d10skirmish.py and tests/naive_d10skirmish_gang.py.
+
+The gang's rule text is compiled in variants: for a fight of at most ``MOST_FIGHTERS``
+fighters one for their number (gang.known: its loops over the fighters unrolled, 13-14%
+faster), each compiled on its first use; for more fighters one for any number."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,15 +13,38 @@ from numba import njit
 
 from odds.core import walk
 from odds.core.rng import d10, seed_stream
-from odds.rulesets.d10skirmish import fight
+from odds.rulesets.d10skirmish import fight, gang
+from odds.rulesets.d10skirmish.compile import Gang
 from odds.rulesets.d10skirmish.exchange import SHIFT, resolve
+
+MOST_FIGHTERS = 4
 
 play_trials = walk.kernel(fight)  # the compiled loop over trials, one thread's share
 
 
+def _sizes(plan):
+    return (plan.n,) if plan.n <= MOST_FIGHTERS else None
+
+
+play_gang = walk.variants(gang, _sizes)  # a gang's variant, compiled on its first use
+
+
+def variant(plan) -> str:
+    """The variant's name, for the compile notice."""
+    if not isinstance(plan, Gang):
+        return "one fighter a side"
+    return f"gangs of {plan.n} fighters" if _sizes(plan) else "gangs of any size"
+
+
+def entry(plan):
+    """The compiled loop over trials of the plan's rule text (and variant)."""
+    return play_gang(plan) if isinstance(plan, Gang) else play_trials
+
+
 def play_chunk(plan, seed, first_trial, out):
-    """Play trials first_trial .. first_trial + out.shape[1] - 1 into out (9, n)."""
-    walk.play_in_threads(play_trials, plan, seed, first_trial, out)
+    """Play trials first_trial .. first_trial + out.shape[1] - 1 into out (9 columns, and
+    each fighter's with a side of several)."""
+    walk.play_in_threads(entry(plan), plan, seed, first_trial, out)
 
 
 @njit(cache=True)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from odds.core import schema as s
 from odds.core.catalogue import NO_OWN, Section, catalogue
-from odds.scenario import one_fighter_a_side
+from odds.scenario import one_fighter_a_unit
 
 CHARGE_AP = 2      # R3-2 [EX]: a charge costs 2 AP
 MOST_ATTACKS = 20  # dice one fighter may roll in an exchange
@@ -29,6 +29,11 @@ GROUP_KEYS = {
 SIDE_KEYS = {
     "distance": (s.number(0, 200), None),  # the charger's inches to its target (R3-1)
     "line_of_sight": (s.boolean, None),    # the charger sees its target (R3-1); None: yes
+    # a fighter of a gang (several a side, gangs.py)
+    "charges": (s.text, None),             # the enemy fighter it charges
+    "engaged": (s.boolean, True),          # false: out of the fight at the start, `distance` away
+    "target": (s.choice("nearest", "weakest", "engaged"), "nearest"),  # whom it goes for next
+    "flee_below": (s.integer(0, 19), 0),   # it flees instead of answering at this many wounds left
 }
 
 ENGAGEMENT = {
@@ -94,10 +99,10 @@ def _fighter(group, table) -> Fighter:
                    adjust_for=group.options["adjust_for"])
 
 
-def check(scenario) -> None:
-    """Cross-field checks: one fighter a side, weapons, AP for the opening, push bases."""
+def check_fighters(scenario) -> None:
+    """Each fighter: one model with known weapons, its MS, DMG and attacks in range (A4)."""
     table = weapons(scenario)
-    for group, where in one_fighter_a_side(scenario, table, "d10skirmish"):  # A4
+    for group, where in one_fighter_a_unit(scenario, table, "d10skirmish"):
         fighter = _fighter(group, table)
         if not 1 <= fighter.skill <= 10:
             raise (where / "equipment").error(
@@ -110,6 +115,27 @@ def check(scenario) -> None:
         if fighter.attacks > MOST_ATTACKS:
             raise (where / "equipment").error(
                 f"{fighter.attacks} attacks; at most {MOST_ATTACKS} are supported")
+
+
+def check_pair(scenario) -> None:
+    """One fighter a side: the engagement (AP for the opening, push bases, R3-1's keys on
+    the charger only), a ``charges`` naming the enemy, both in the fight."""
+    charger = scenario.engagement["charger"]
+    charged = SIDES[1 - SIDES.index(charger)]
+    for key in SIDES:
+        o, where = scenario.side(key).options, scenario.where(key)
+        if not o["engaged"]:
+            raise (where / "engaged").error(
+                "one fighter a side are both in the fight; engaged = false is for a fighter "
+                "of a gang (several a side)")
+        if o["charges"] is None:
+            continue
+        if key == charged:
+            raise (where / "charges").error(
+                f"is for the charging fighter ({charger}); this fighter is charged")
+        if o["charges"] != scenario.side(charged).name:
+            raise (where / "charges").error(
+                f"names no fighter of the {charged}: {scenario.side(charged).name!r}")
     _check_engagement(scenario)
 
 
