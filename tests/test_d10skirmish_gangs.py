@@ -298,6 +298,17 @@ def test_a_bad_gang_is_refused_at_its_field(change, field, words):
     assert raised.value.field == field and words in raised.value.message
 
 
+def test_a_lone_charger_out_of_the_fight_is_named_where_it_was_written():
+    """A charging side of one fighter (not a list) beside a gang: the error is at its own
+    field, not at a list it does not have."""
+    data = {"ruleset": "d10skirmish", "attacker": G.trooper("T1", engaged=False, distance=4),
+            "defender": {"units": [G.brute(), G.sniper()]}}
+    with pytest.raises(odds.ScenarioError) as raised:
+        odds.from_dict(data, "lone.toml")
+    assert raised.value.field == "attacker.charges"
+    assert "no fighter of the attacker charges" in raised.value.message
+
+
 @pytest.mark.parametrize("unit,words", [({"engaged": False}, "is for a fighter of a gang"),
                                         ({"charges": "Someone"}, "names no fighter of the")])
 def test_one_fighter_a_side_refuses_the_gang_keys_it_cannot_use(unit, words):

@@ -90,7 +90,7 @@ def check_gang(scenario) -> None:
     by_name = {(m.side, m.name): m for m in gang}
     chargers = [m for m in gang if m.side == c and not m.fresh]
     if not chargers:
-        raise (scenario.where(on) / "units" / 0 / "charges").error(
+        raise (next(m for m in gang if m.side == c).where / "charges").error(
             f"no fighter of the {on} charges: give one `charges` (R3-2)")
     for m in (m for m in gang if m.side == c and m.options["charges"] is not None):
         target = by_name[(1 - c, m.options["charges"])]
