@@ -184,10 +184,9 @@ def units_summary_rows(result) -> list[dict]:
         rows += [{"outcome": f"{stem}.{fate}", "kind": "probability", "value": p,
                   "ci95_low": low, "ci95_high": high}
                  for fate, (p, low, high) in u.probabilities(result.tally).items()]
+        means = {**{key: getattr(u, key) for key in MEANS}, **u.means}
         rows += [{"outcome": f"{stem}.{key}", "kind": "mean", "value": value}
-                 for key, value in ((k, getattr(u, k)) for k in MEANS)]
-        rows += [{"outcome": f"{stem}.{key}", "kind": "mean", "value": value}
-                 for key, value in u.means.items()]
+                 for key, value in means.items()]
     return rows
 
 

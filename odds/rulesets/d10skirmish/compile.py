@@ -122,8 +122,8 @@ def gang_plan(scenario, max_rolls: int | None = None) -> Gang:
         target = m.options["charges"]  # a fighter out of the fight may name none
         return -1 if target is None else index[(1 - m.side, target)]
 
-    def column(field, kind=np.int64):
-        return np.array([getattr(m.fighter, field) for m in gang_], kind)
+    def column(field):
+        return np.array([getattr(m.fighter, field) for m in gang_], np.int64)
 
     def inches(value) -> int:
         return 0 if value is None else int(round(value * 100))
