@@ -81,8 +81,8 @@ def _rare(key: str, k: int, n: int, p: float, bound: float) -> float:
     """An outcome expected fewer than RARE times (or all but RARE), where the normal z is
     no guide: the exact binomial two-sided tail of the count seen must be at least the
     normal tail of ``bound`` (6.3e-5 for |z| < 4). Returns the equivalent |z|."""
-    if p in (0.0, 1.0):
-        assert k == p * n, f"{key}: exact says certain, simulation saw {k} of {n}"
+    if min(p, 1 - p) < 1e-12:  # certain, or impossible, up to the masses' rounding
+        assert k == round(p) * n, f"{key}: exact says certain, simulation saw {k} of {n}"
         return 0.0
     tail = 2 * min(stats.binom.cdf(k, n, p), stats.binom.sf(k - 1, n, p))
     assert tail >= 2 * stats.norm.sf(bound), f"{key}: simulated {k} of {n}, exact p = {p:.3g}"
