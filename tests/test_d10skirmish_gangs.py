@@ -310,7 +310,7 @@ def test_a_lone_charger_out_of_the_fight_is_named_where_it_was_written():
 
 
 @pytest.mark.parametrize("unit,words", [({"engaged": False}, "is for a fighter of a gang"),
-                                        ({"charges": "Someone"}, "names no fighter of the")])
+                                        ({"charges": "Someone"}, "names no unit of the defender")])
 def test_one_fighter_a_side_refuses_the_gang_keys_it_cannot_use(unit, words):
     data = read_toml(G.SCENARIOS / "d10skirmish_trooper_charges_sniper.toml")
     data["attacker"].update(unit)

@@ -5,11 +5,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from odds.core.dice import law, laws
+from odds.core.dice import laws
 from odds.core.exact import TooManyStates
 from odds.rulesets.d10skirmish import gang
 from odds.rulesets.d10skirmish.gang import Gang
-from odds.rulesets.d10skirmish.fight import FACES, LAW_ROLLS, exchange_law, with_laws, wound_law
+from odds.rulesets.d10skirmish.fight import (LAW_ROLLS, armour_laws, d10_law, exchange_law,
+                                             push_laws, with_laws, wound_law)
 from odds.rulesets.d10skirmish.gangs import MOST, is_gang, members
 from odds.rulesets.d10skirmish.rules import fighters
 
@@ -160,11 +161,8 @@ def gang_plan(scenario, max_rolls: int | None = None) -> Gang:
         push_ap=int(e["push_ap"]), fall_damage=int(e["fall_damage"]),
         max_rounds=int(scenario.simulation["max_rounds"]), move_ap=int(e["move_ap"] or 1),
         law_of=np.zeros((0, 0, 3), np.int64), wound_law=np.zeros((1, 3, 1)),
-        push_law=laws(np.array([[1 - m.fighter.skill / FACES, m.fighter.skill / FACES]
-                                for m in gang_])),
-        armour_law=laws(np.array([[1 - t, t] for t in (
-            (FACES - m.fighter.armour) / FACES for m in gang_)])),
-        d10_law=law(np.full(FACES, 1 / FACES)))
+        push_law=push_laws([m.fighter.skill for m in gang_]),
+        armour_law=armour_laws([m.fighter.armour for m in gang_]), d10_law=d10_law())
     return gang_laws(plan, max_rolls)
 
 

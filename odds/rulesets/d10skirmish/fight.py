@@ -174,7 +174,6 @@ def with_laws(plan, max_rolls: int | None = None):
             held, turn = states, x.turn
     dice = np.array([kind[:2] for kind in kinds] or [[0, 0]], np.int64)
     index = {kind: k for k, kind in enumerate(kinds)}
-    through = [(FACES - plan.armour[e]) / FACES for e in (0, 1)]
     return plan._replace(
         contact_turn=0 if met is None else met[0],
         turn=np.array([x.turn for x in exchanges], np.int64),
@@ -182,10 +181,24 @@ def with_laws(plan, max_rolls: int | None = None):
         kind=np.array([index[_kind(plan, x)] for x in exchanges], np.int64),
         fled=np.array([x.fled for x in exchanges], np.bool_),
         wound_law=laws(wound_laws), tabled=tabled, kind_dice=dice,
-        push_law=law([1 - plan.skill[plan.charger] / FACES, plan.skill[plan.charger] / FACES]),
-        d10_law=law(np.full(FACES, 1 / FACES)),
-        armour_law=laws(np.array([[1 - t, t] for t in through])), law_states=held,
+        push_law=push_laws([plan.skill[plan.charger]])[0], d10_law=d10_law(),
+        armour_law=armour_laws(plan.armour), law_states=held,
         law_turn=turn)
+
+
+def d10_law() -> np.ndarray:
+    """One D10: faces 1 .. 10 at 0 .. 9."""
+    return law(np.full(FACES, 1 / FACES))
+
+
+def push_laws(skills) -> np.ndarray:
+    """[i]: a push by a fighter of MS skills[i] fails, succeeds (R3-9: a D10 at most MS)."""
+    return laws(np.array([[1 - m / FACES, m / FACES] for m in skills]))
+
+
+def armour_laws(armours) -> np.ndarray:
+    """[i]: a hit on a fighter of ARM armours[i] is saved, gets through (A2: D10 > ARM)."""
+    return laws(np.array([[1 - t, t] for t in ((FACES - a) / FACES for a in armours)]))
 
 
 def exchange_law(plan, active: int, answer: int, max_states: int, turn: int = 1):

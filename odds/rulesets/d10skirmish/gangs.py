@@ -50,21 +50,21 @@ def check(scenario) -> None:
     """The scenario's cross-field checks: each fighter (rules.check_fighters), then one
     fighter a side (rules.check_pair) or a gang (:func:`check_gang`); flight thresholds."""
     check_fighters(scenario)
+    gang = members(scenario)
     if any(scenario.side(k).units for k in SIDES):
-        check_gang(scenario)
+        check_gang(scenario, gang)
     else:
         check_pair(scenario)
-    for m in members(scenario):
+    for m in gang:
         _check_threshold(m)
 
 
-def check_gang(scenario) -> None:
-    """A gang's keys: who charges whom, who starts out of the fight, distances and moves, the
-    AP an opening needs."""
+def check_gang(scenario, gang: list[Member]) -> None:
+    """A gang's keys (its ``members``): who charges whom, who starts out of the fight,
+    distances and moves, the AP an opening needs."""
     e = scenario.engagement
     on = e["charger"]
     c = SIDES.index(on)
-    gang = members(scenario)
     names = [[m.name for m in gang if m.side == k] for k in (0, 1)]
     for k, key in enumerate(SIDES):
         if len(names[k]) > MOST:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from odds.core import charges
 from odds.core import schema as s
 from odds.core.catalogue import NO_OWN, Section, catalogue
 from odds.scenario import one_fighter_a_unit
@@ -128,14 +129,10 @@ def check_pair(scenario) -> None:
             raise (where / "engaged").error(
                 "one fighter a side are both in the fight; engaged = false is for a fighter "
                 "of a gang (several a side)")
-        if o["charges"] is None:
-            continue
         if key == charged:
-            raise (where / "charges").error(
-                f"is for the charging fighter ({charger}); this fighter is charged")
-        if o["charges"] != scenario.side(charged).name:
-            raise (where / "charges").error(
-                f"names no fighter of the {charged}: {scenario.side(charged).name!r}")
+            charges.check_charged(o, where, charger, ("charges",))
+        else:
+            charges.check_target(o, where, charged, [scenario.side(charged).name])
     _check_engagement(scenario)
 
 
