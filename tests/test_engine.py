@@ -7,6 +7,7 @@ from odds.core import runner
 from odds.core.outcome import COLUMNS
 from odds.core.rng import d6, seed_stream
 from odds.rulesets import get_ruleset
+from conftest import SCENARIOS
 
 
 def _record(path, trials, seed, threads, chunk=runner.CHUNK):
@@ -102,3 +103,25 @@ def test_progress_bar_only_on_a_terminal(monkeypatch):
     bar = runner.progress_bar(10**9, wanted=True)
     assert bar is not None and bar.total == 10**9
     bar.close()
+
+
+SEVERAL_UNITS = [path for path in sorted(SCENARIOS.glob("*.toml"))
+                 if len(odds.load(path).side("attacker").units) > 1
+                 or len(odds.load(path).side("defender").units) > 1]
+
+
+@pytest.mark.parametrize("path", SEVERAL_UNITS, ids=lambda path: path.stem)
+def test_a_record_without_unit_columns_is_never_written_past(path):
+    """A record of the ruleset's own columns only (``runner.run``'s default) is filled as far
+    as it has rows, never past them: the kernels read no bounds, so a write past the record
+    would land in whatever follows it (here: rows left at a sentinel). A d10skirmish gang
+    once wrote its fighters' columns there."""
+    scenario = odds.load(path)
+    ruleset = get_ruleset(scenario.ruleset)
+    plan = ruleset.compile(scenario)
+    own = len(COLUMNS) + len(ruleset.extra_columns)
+    assert len(ruleset.columns(scenario)) > own
+    memory = np.full((own + 40, 300), -7, np.int32)
+    ruleset.play(plan, 5, 0, memory[:own])
+    assert (memory[own:] == -7).all()
+    assert (memory[0] != -7).all()

@@ -491,7 +491,7 @@ def row(plan, state, out, t):
         out[5 + plan.side[i], t] += state[_f(plan, TAKEN, i)]
     out[7, t] = state[EXCHANGES]
     out[8, t] = state[PUSHED]
-    if plan.per_fighter:
+    if plan.per_fighter and out.shape[0] >= SHARED + PARTS * plan.n:  # asked for
         for i in range(plan.n):
             status = state[_f(plan, STATUS, i)]
             fate = UNIT_STANDING
