@@ -14,7 +14,8 @@ def own_variant_record(ruleset, kernel, any_size, scenario) -> np.ndarray:
     asserted equal, bit for bit, to the record of ``any_size`` (the variant for any size)."""
     plan = ruleset.compile(scenario)
     packed = getattr(plan, "packed", None)  # wh40k3's and whfb8's kernels read it
-    assert kernel._sizes(plan) == ((packed.G, packed.U) if packed else (plan.warriors,))
+    sizes = kernel._sizes(plan)  # whfb8's third: whether the plan has rare rules
+    assert sizes[:2] == (packed.G, packed.U) if packed else sizes == (plan.warriors,)
     records = []
     for play in (kernel.entry(plan), any_size):
         out = np.zeros((len(ruleset.columns(scenario)), 3000), np.int32)

@@ -4,8 +4,8 @@ import pytest
 from numba import njit
 from scipy.stats import binom
 
-from odds.core.binomial import CAP, cdf_tables, draw
-from odds.core.rng import seed_stream
+from odds.core.binomial import CAP, cdf_tables, draw, searched_draw
+from odds.core.rng import seed_stream, uniform
 
 
 @pytest.mark.parametrize("p", [0.0, 1 / 36, 0.25, 5 / 9, 1.0])
@@ -46,6 +46,40 @@ def test_draws_follow_the_binomial(n):
     assert np.all(np.abs(z) < 4), z
     assert counts[~seen].sum() == pytest.approx(trials * pmf[~seen].sum(),
                                                 abs=4 * np.sqrt(trials * pmf[~seen].sum()) + 1)
+
+
+@njit
+def _searched_and_drawn(cdf, offset, top, p, seed):
+    """For every n of the table: the count searched from zero (the least k with
+    u < P(X <= k)) and draw's count, from the same uniform."""
+    st = np.empty(4, np.uint64)
+    other = np.empty(4, np.uint64)
+    out = np.zeros((3, top + 1, 50), np.int64)
+    for n in range(top + 1):
+        for t in range(50):
+            seed_stream(st, seed, n * 50 + t)
+            seed_stream(other, seed, n * 50 + t)
+            out[1, n, t] = draw(st, cdf, offset, top, n, p)
+            seed_stream(st, seed, n * 50 + t)
+            out[2, n, t] = searched_draw(st, cdf, offset, top, n, p)
+            u = uniform(other)
+            row = offset + n * (n + 1) // 2
+            k = 0
+            while k < n and u >= cdf[row + k]:
+                k += 1
+            out[0, n, t] = k
+    return out
+
+
+@pytest.mark.parametrize("p", [0.0, 1e-9, 1 / 36, 1 / 3, 0.5, 35 / 36, 1.0])
+def test_a_draw_is_the_count_searched_from_zero(p):
+    """draw() counts the row's entries at or below its uniform (the row rises) where p >= 1/8,
+    which is the least k with u < P(X <= k): the same count as a search from zero (and as
+    searched_draw's), for every row to CAP."""
+    cdf, offset, top = cdf_tables(np.array([p]), np.array([CAP]))
+    searched, drawn, searched_by_draw = _searched_and_drawn(cdf, offset[0], top[0], p, 17)
+    assert np.array_equal(searched, drawn) and np.array_equal(searched, searched_by_draw)
+    assert drawn.max() <= CAP and (drawn[:, :] <= np.arange(CAP + 1)[:, None]).all()
 
 
 def test_equal_probabilities_share_one_table():

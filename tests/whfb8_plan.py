@@ -43,7 +43,7 @@ def contact(plan, standing, side: int) -> int:
 
 def supporters(plan, standing, side: int, files: int) -> int:
     """``side``'s supporting attacks behind ``files`` files (R2-5)."""
-    return int(fight._supporters(plan.packed, state(plan, standing), side, 0, files))
+    return int(fight._supporters(plan.packed, state(plan, standing), side, 0, 0, files))
 
 
 def ranks(plan, standing, side: int) -> int:

@@ -63,13 +63,45 @@ def _table(p: float, top: int) -> np.ndarray:
 
 @njit(cache=True, inline="always")
 def draw(st, cdf, offset, top, n, p):
-    """Binomial(n, p) from its table row (offset, top), or one uniform per trial past ``top``."""
+    """Binomial(n, p) from its table row (offset, top), or one uniform per trial past ``top``:
+    the least k with u < P(X <= k). A chance below 1/8 searches the row from zero, a few
+    steps (:func:`_searched`); a higher one counts over the whole row (:func:`_counted`),
+    with no branch to mispredict (the rule texts' kernels: whfb8's 1.1-1.2x as fast, the
+    others within their noise; counting every row made wh40k3's ten against ten 0.91-0.93x,
+    one run each)."""
     if n > top:
         return successes(st, n, p)
     binomial_row = offset + ((n * (n + 1)) >> 1)
     binomial_u = uniform(st)
+    if p < 0.125:
+        return _searched(cdf, binomial_row, binomial_u, n)
+    return _counted(cdf, binomial_row, binomial_u, n)
+
+
+@njit(cache=True, inline="always")
+def searched_draw(st, cdf, offset, top, n, p):
+    """:func:`draw`, every row searched from zero: whfb8's one-unit kernel (kernel_one.py)
+    plays 0.90-0.94x as fast with rows counted."""
+    if n > top:
+        return successes(st, n, p)
+    return _searched(cdf, offset + ((n * (n + 1)) >> 1), uniform(st), n)
+
+
+@njit(cache=True, inline="always")
+def _searched(cdf, row, u, n):
+    """The least k < n with u < P(X <= k), else n: the row searched from zero."""
     binomial_k = 0
     # unsigned: read without numba's check for a negative index (odds.core.packed.slot)
-    while binomial_k < n and binomial_u >= cdf[np.uint64(binomial_row + binomial_k)]:
+    while binomial_k < n and u >= cdf[np.uint64(row + binomial_k)]:
         binomial_k += 1
+    return binomial_k
+
+
+@njit(cache=True, inline="always")
+def _counted(cdf, row, u, n):
+    """The same k as :func:`_searched`, as the number of k < n with P(X <= k) <= u (the row
+    rises): the whole row counted, vectorised by the compiler."""
+    binomial_k = 0
+    for binomial_i in range(n):  # names of their own: numba inlines these into its callers
+        binomial_k += u >= cdf[np.uint64(row + binomial_i)]
     return binomial_k

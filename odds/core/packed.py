@@ -31,6 +31,8 @@ class Packed(NamedTuple):
     G: int
     U: int
     L: int
+    X: int = 1  # 0: a kernel variant's plan has none of the rare rules its rule text lets a
+    #             variant leave out (whfb8's known); 1: it may have them
 
 
 class Tables(NamedTuple):
@@ -56,7 +58,8 @@ def known(plan, sizes):
     """``plan`` with its sizes G and U given as ``sizes``, constants of the compiled code of
     a kernel variant (:func:`odds.core.walk.kernel` calls a rule text's ``known``, this for
     a packed plan): the rule text's loops over them unroll, or fold away."""
-    return Packed(plan.ints, plan.reals, plan.cdf, plan.laws, sizes[0], sizes[1], plan.L)
+    return Packed(plan.ints, plan.reals, plan.cdf, plan.laws, sizes[0], sizes[1], plan.L,
+                  plan.X)
 
 
 def tables(ints: dict, reals: dict, laws: dict, namespace: dict) -> Tables:

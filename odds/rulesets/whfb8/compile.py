@@ -139,6 +139,7 @@ def compile_plan(scenario) -> Plan:
         flee_reaction=e["reaction"] == "flee", engagements=len(pairs),
         led=un.led(scenario), unit_columns=any(scenario.side(k).units for k in keys),
         daemons=bool(v["daemonic"].any()),
+        fears=bool(v["causes_fear"].any()),
         multiplies=multiplies, steps=steps, step_count=int((steps[:, 0] >= 0).sum()),
         can_wound=can_wound, unsaved_row=row, unsaved_top=top, p_unsaved=p,
         p_slay=np.divide(p_slay, 1.0 - p, out=np.zeros_like(p), where=p < 1.0),

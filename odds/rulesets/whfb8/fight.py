@@ -37,7 +37,7 @@ from odds.core.dice import pick, pick_binomial, picked, replaying, resumed
 from odds.core.outcome import (ATTACKER, CAUGHT, COLUMNS as SHARED, MUTUAL, NO_FIGHT, NONE,
                                UNIT_CAUGHT, UNIT_DESTROYED, UNIT_FLED, UNIT_STANDING,
                                UNRESOLVED)
-from odds.core.packed import known, slot, tables  # noqa: F401 (known: read by walk.kernel)
+from odds.core.packed import Packed, slot, tables
 from odds.core.walk import clear, how_beaten
 
 FRONT, FLANK, REAR = 0, 1, 2  # the face of the charged unit that is engaged (R2-3)
@@ -70,6 +70,7 @@ TABLES = tables(
         "led": (),                     # the record has the hero columns
         "unit_columns": (),            # the record has each unit's columns
         "daemons": (),                 # a unit has Daemonic Instability (one unit a side)
+        "fears": (),                   # a unit causes Fear
         "unit_count": (2,), "heroes": (2,),
         "general": (2,), "bearer": (2,),  # hero index, -1 none
         "challenge": (2,), "accept": (2,),  # policies
@@ -133,6 +134,16 @@ TABLES = tables(
     namespace=globals())
 
 
+@njit(cache=True, _nrt=False, forceinline=True)
+def known(plan, sizes):
+    """``plan`` with its sizes G and U and whether it has rare rules (X: kernel.rare) as
+    constants of a kernel variant's compiled code (odds.core.walk.kernel): its loops over
+    bodies and units unroll or fold away, and so do the rare rules' steps where it has none
+    (every ``plan.X and`` below)."""
+    return Packed(plan.ints, plan.reals, plan.cdf, plan.laws, sizes[0], sizes[1], plan.L,
+                  sizes[2])
+
+
 # -- the state's layout ----------------------------------------------------------------
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -172,6 +183,13 @@ def _last_hero(plan, s, u):
 def _heroes(plan, s):
     """How many heroes side s has: 0 without a read in a variant with none."""
     return heroes(plan, s) if plan.G > plan.U else 0
+
+
+@njit(inline="always")
+def _hero_of(plan, j):
+    """The hero striker j is or rides with, -1 none: -1 without a read in a variant with no
+    heroes."""
+    return striker_hero(plan, j) if plan.G > plan.U else -1
 
 
 @njit(inline="always")
@@ -269,8 +287,8 @@ def _ranks(plan, state, s, u):
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
-def _supporters(plan, state, s, u, files):
-    """Supporting attacks behind the first ``files`` files of unit u (R2-5)."""
+def _supporters(plan, state, s, u, start, files):
+    """Supporting attacks behind files ``start`` .. ``files`` - 1 of unit u (R2-5)."""
     w = width(plan, s, u)
     total = _standing(plan, state, s, u)
     ranks = support_ranks(plan, s, u)
@@ -278,7 +296,8 @@ def _supporters(plan, state, s, u, files):
         ranks += 1
     out = 0
     for k in range(1, ranks + 1):
-        out += min(files, max(0, min(w, total - k * w)))
+        rank = max(0, min(w, total - k * w))  # the models in the k-th rank behind the front
+        out += max(0, min(files, rank) - start)
     return out * support_attacks(plan, s, u)
 
 
@@ -335,8 +354,8 @@ def _faced(plan, state, e):
     c = charger(plan)
     v = charged(plan, e)
     if face(plan, e) == FLANK:
-        w = width(plan, 1 - c, v)
-        faced = (_standing(plan, state, 1 - c, v) + w - 1) // w
+        faced = int((_standing(plan, state, 1 - c, v) + width(plan, 1 - c, v) - 0.5) *
+                    per_file(plan, 1 - c, v))  # its ranks, the last one short or not
         for x in range(_engagements(plan)):
             if charged(plan, x) == v and face(plan, x) == FRONT and _active(plan, state, x):
                 return max(0, faced - 1)
@@ -408,7 +427,7 @@ def _spill_to(plan, state, t, b):
 def _battle_standard(plan, state, s):
     """Side s has a battle standard: its bearer standing in the fight, or a unit in the fight
     with the unit key (R2-12)."""
-    g = bearer(plan, s)
+    g = bearer(plan, s) if plan.G > plan.U else -1
     if g >= 0 and state[_n(plan, s, plan.U + g)] > 0 and \
             state[_u(plan, INSIDE, s, body_unit(plan, s, plan.U + g))] > 0:
         return True
@@ -435,10 +454,10 @@ def _unit_ld(plan, state, s, u):
                 benched = hero_ld(plan, s, plan.U + h)
     if own == 0:
         own = benched
-    if strength_in_numbers(plan, s, u) > 0:
+    if plan.X and strength_in_numbers(plan, s, u) > 0:
         own = min(10, own + max(0, _ranks(plan, state, s, u) - 1))
     out = max(own, lent_ld(plan, s, u))
-    g = general(plan, s)
+    g = general(plan, s) if plan.G > plan.U else -1
     if g >= 0 and state[_n(plan, s, plan.U + g)] > 0 and state[REFUSED + s] != g and \
             state[_u(plan, INSIDE, s, body_unit(plan, s, plan.U + g))] > 0:
         out = max(out, hero_ld(plan, s, plan.U + g))
@@ -477,27 +496,25 @@ def begin(plan, state):
 def stage(plan, dice, state):
     """Play on to the end, or (the exact solver's paths) to just before the stage's second
     pick: each phase's step returns whether it stopped there."""
-    stopped = False
-    while not state[OVER] and not stopped:
-        phase = state[PHASE]
-        if phase == STRIKE:
-            stopped = _strike(plan, dice, state)
-        elif phase == FEAR:
-            stopped = _fear(plan, dice, state)
-        elif phase == RESULT:
-            _result(plan, dice, state)
-        elif phase == BREAK:
-            stopped = _break(plan, dice, state)
-        elif phase == RESTRAIN:
-            stopped = _restrain(plan, dice, state)
-        elif phase == CATCH:
-            stopped = _catch(plan, dice, state)
-        elif phase == GO_ON:
-            _go_on(plan, dice, state)
-        elif phase == FINISH:
-            _finish(plan, dice, state)
-        else:
+    while not state[OVER]:  # the phases in the order a round plays them
+        if state[PHASE] == CHARGE:
             _charge(plan, dice, state)
+        if state[PHASE] == FEAR and _fear(plan, dice, state):
+            return
+        if state[PHASE] == STRIKE and _strike(plan, dice, state):
+            return
+        if state[PHASE] == RESULT:
+            _result(plan, dice, state)
+        if state[PHASE] == BREAK and _break(plan, dice, state):
+            return
+        if state[PHASE] == RESTRAIN and _restrain(plan, dice, state):
+            return
+        if state[PHASE] == CATCH and _catch(plan, dice, state):
+            return
+        if state[PHASE] == GO_ON:
+            _go_on(plan, dice, state)
+        if state[PHASE] == FINISH:
+            _finish(plan, dice, state)
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -529,7 +546,7 @@ def _next_round(plan, state):
     state[REFUSED + 1] = -1
     if led(plan):
         _challenge(plan, state)
-    if daemons(plan):
+    if plan.X and daemons(plan):
         for s in range(2):
             state[STARTED + 2 * s] = state[_n(plan, s, 0)]
             state[STARTED + 2 * s + 1] = state[_d(plan, s, 0)]
@@ -607,7 +624,7 @@ def _challenge(plan, state):
 def _fear(plan, dice, state):
     """R2-7: each unit engaged with a Fear-causing enemy unit tests at the start of the
     round, unless it is immune or Frenzied; then the round's first strike step."""
-    for i in range(resumed(dice, state, AT), 2 * plan.U):
+    for i in range(resumed(dice, state, AT), 2 * plan.U * fears(plan)):
         s, u = i // plan.U, i % plan.U
         state[_u(plan, AFRAID, s, u)] = 0
         if u >= units(plan, s) or state[_u(plan, INSIDE, s, u)] == 0 or \
@@ -663,7 +680,7 @@ def _attacks_of(plan, dice, state, j, kind, s, u, m, rolling):
         a = m * impact_hits(plan, s, u) * (r == FIRST)
     elif kind == STOMP:
         a = m * stomps(plan, s, u)
-    if rolling:
+    if plan.X and rolling:
         left = m
         while left > 0:
             n = min(left, ROLLED)
@@ -693,7 +710,7 @@ def _allocate(plan, dice, state, j):
     they aim at, the rest (and the champion's +1 A) at the unit."""
     c = charger(plan)
     r = state[ROUND]
-    s, u, h, kind = striker_side(plan, j), striker_unit(plan, j), striker_hero(plan, j), \
+    s, u, h, kind = striker_side(plan, j), striker_unit(plan, j), _hero_of(plan, j), \
         striker_kind(plan, j)
     t = 1 - s
     if state[_u(plan, INSIDE, s, u)] == 0:
@@ -704,7 +721,7 @@ def _allocate(plan, dice, state, j):
         a = fixed(plan, j)
         if kind == HERO:
             a += (r == FIRST) * first(plan, j)
-            if rolls(plan, j):
+            if plan.X and rolls(plan, j):
                 a += pick(dice, rolled_law(plan, j, 1))
         if a <= 0:
             return
@@ -727,7 +744,8 @@ def _allocate(plan, dice, state, j):
         _aim(plan, state, j, b, a, 1 if (t == c or face(plan, e) == FRONT) else 0)
         return
     rolling = rolls(plan, j) > 0 and (kind != IMPACT or r == FIRST)
-    heng = _hero_engagement(plan, state, s, u)
+    # the engagement its heroes fight through; one unit a side with none: its only one
+    heng = _hero_engagement(plan, state, s, u) if plan.U > 1 or plan.G > plan.U else -1
     for e in range(_engagements(plan)):
         if _of(plan, e, s) != u or not _active(plan, state, e):
             continue
@@ -757,8 +775,8 @@ def _allocate(plan, dice, state, j):
                 if kind == SUPPORTING:
                     a = 0
                     if supports:
-                        a = _supporters(plan, state, s, u, offset + done + m) - \
-                            _supporters(plan, state, s, u, offset + done)
+                        a = _supporters(plan, state, s, u, offset + done,
+                                        offset + done + m)
                 else:
                     a = _attacks_of(plan, dice, state, j, kind, s, u, m, rolling)
                 if a > 0:
@@ -769,8 +787,7 @@ def _allocate(plan, dice, state, j):
         if kind == SUPPORTING:  # the rest, behind its heroes' files too
             a = 0
             if supports:
-                a = _supporters(plan, state, s, u, offset + files) - \
-                    _supporters(plan, state, s, u, offset) - aimed
+                a = _supporters(plan, state, s, u, offset, offset + files) - aimed
         else:
             a = _attacks_of(plan, dice, state, j, kind, s, u, left, rolling)
             if kind == FIGHTING and (heng == e or heng < 0):
@@ -825,13 +842,13 @@ def _hit(plan, dice, state, j, b):
     t = 1 - s
     su = striker_unit(plan, j)
     r = state[ROUND]
-    in_duel = striker_hero(plan, j) >= 0 and state[DUEL + s] == striker_hero(plan, j)
+    in_duel = _hero_of(plan, j) >= 0 and state[DUEL + s] == _hero_of(plan, j)
     tu = body_unit(plan, t, b)
     fz = state[_u(plan, FRENZIED, t, tu)] if b < plan.U else 0
     af, at_ = state[_u(plan, AFRAID, s, su)], state[_u(plan, AFRAID, t, tu)]
     p = p_unsaved(plan, r, af, at_, fz, f, j, b)
-    slays = p_slay(plan, r, af, at_, fz, f, j, b)
-    multiplied = multiplies(plan, r, j) > 0
+    slays = p_slay(plan, r, af, at_, fz, f, j, b) if plan.X else 0.0
+    multiplied = plan.X and multiplies(plan, r, j) > 0
     most = a
     if replaying(dice) and not in_duel and not multiplied and slays == 0.0:
         most = _room(plan, state, t, b)  # wounds past what the body and its champion can
@@ -1036,7 +1053,7 @@ def _break(plan, dice, state):
         if state[_u(plan, INSIDE, x, u)] == 0:
             continue
         state[_u(plan, FRENZIED, x, u)] = 0
-        if unstable(plan, x, u):
+        if plan.X and unstable(plan, x, u):
             _lose(plan, state, x, u, min(state[MARGIN], _room(plan, state, x, u)))
             continue
         if unbreakable(plan, x, u):
@@ -1048,7 +1065,7 @@ def _break(plan, dice, state):
         if picked(dice):
             state[AT] = u
             return True
-        if daemonic(plan, x, u):
+        if plan.X and daemonic(plan, x, u):
             _instability(plan, dice, state, x, u, target)
         elif pick(dice, holds_law(plan, state[PART], cold_blooded(plan, x, u),
                                   min(max(target, 0), 12))) == 0:

@@ -5,9 +5,10 @@ characters or champions is played by kernel_one.py until the rule text plays it 
 (issue 27).
 
 The rule text is compiled in variants: for a plan of at most ``MOST_BODIES`` bodies (units
-and heroes) and ``MOST_UNITS`` units a side, one for its sizes (fight.known: its loops over
-bodies and units unrolled or gone), each compiled on its first use; for bigger plans one
-for any size."""
+and heroes) and ``MOST_UNITS`` units a side, one for its sizes and whether it has rare rules
+(fight.known: its loops over bodies and units unrolled or gone, and the rare rules' steps
+too where it has none: 1.06-1.10x), each compiled on its first use; for bigger plans one for
+any size."""
 from __future__ import annotations
 
 from odds.core import walk
@@ -23,16 +24,27 @@ def variant(plan) -> str:
     sizes = _sizes(plan)
     if sizes is None:
         return "any number of units, characters and champions"
-    bodies, units = sizes
+    bodies, units, rare_rules = sizes
     heroes = bodies - units
     return (f"{units} unit{'s' if units > 1 else ''} and {heroes} "
             f"character{'s' if heroes != 1 else ''} or champion{'s' if heroes != 1 else ''}"
-            f" a side")
+            f" a side" + (", with rare rules" if rare_rules else ""))
 
 
 def _sizes(plan):
     bodies, units = plan.packed.G, plan.packed.U
-    return (bodies, units) if bodies <= MOST_BODIES and units <= MOST_UNITS else None
+    return (bodies, units, rare(plan)) if bodies <= MOST_BODIES and units <= MOST_UNITS else None
+
+
+def rare(plan) -> int:
+    """1 if the plan has a rule whose steps a variant without them leaves out (the rule text's
+    ``plan.X``): attacks or hits rolled, Multiple Wounds, Killing Blow, Unstable, Daemonic
+    Instability, Strength in Numbers."""
+    if plan.rolls or plan.multiplies:
+        return 1
+    v = plan.tables
+    return int(any(v[k].any() for k in ("p_slay", "unstable", "daemonic",
+                                         "strength_in_numbers")))
 
 
 entry = walk.variants(fight, _sizes)  # the plan's variant, compiled on its first use

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from odds.core.binomial import draw
+from odds.core.binomial import searched_draw
 from odds.core.outcome import (
     ATTACKER,
     CAUGHT,
@@ -278,7 +278,7 @@ def _fight_round(plan, st, n, dmg, frenzied, afraid, attacks, r, caused, extra):
             t = 1 - s
             part = plan.striker_part[k, j]
             a, b, c = afraid[s], afraid[t], frenzied[t]
-            unsaved = draw(st, plan.cdf, plan.cdf_offset[r, a, b, c, s, part],
+            unsaved = searched_draw(st, plan.cdf, plan.cdf_offset[r, a, b, c, s, part],
                            plan.cdf_top[r, a, b, c, s, part], attacks[j],
                            plan.p_unsaved[r, a, b, c, s, part])
             if extra and plan.one_by_one[s] > 0:  # Killing Blows on W > 1, Multiple Wounds
