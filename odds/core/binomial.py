@@ -100,7 +100,8 @@ def _searched(cdf, row, u, n):
 @njit(cache=True, inline="always")
 def _counted(cdf, row, u, n):
     """The same k as :func:`_searched`, as the number of k < n with P(X <= k) <= u (the row
-    rises): the whole row counted, vectorised by the compiler."""
+    rises): the whole row counted, with no branch on u (the rule texts compile it as a
+    scalar loop, odds.core.walk._scalar)."""
     binomial_k = 0
     for binomial_i in range(n):  # names of their own: numba inlines these into its callers
         binomial_k += u >= cdf[np.uint64(row + binomial_i)]
