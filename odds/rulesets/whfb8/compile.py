@@ -145,6 +145,7 @@ def compile_plan(scenario) -> Plan:
         p_slay=np.divide(p_slay, 1.0 - p, out=np.zeros_like(p), where=p < 1.0),
         per_file=1.0 / np.maximum(v["width"], 1))
     v.update(_laws(scenario, sides, strikers, multiple_wounds, charger, v))
+    v["merged_into"] = _merged(strikers, steps, p, v["p_slay"], multiplies, can_wound)
     packed = pack(TABLES, v, cdf, B, U, J)
     one_unit = None
     if not un.led(scenario):
@@ -362,6 +363,30 @@ def _steps(strikers) -> np.ndarray:
         at = [j for j, x in enumerate(strikers) if x["key"] == key]
         steps[k, :len(at)] = at
     return steps
+
+
+def _merged(strikers, steps, p, p_slay, multiplies, can_wound) -> np.ndarray:
+    """(J,): the striker whose count each striker's attacks join, itself if none: the first
+    of its step of the same unit (neither a hero) whose every chance, on every body and in
+    every condition, is its own, with no Multiple Wounds. n attacks with one chance each
+    and m more with the same chance cause Binomial(n + m) unsaved wounds (R2-8), and with
+    the same Killing Blow chance the same slain: one pick instead of two, for the kernel
+    and the solver (a unit's fighting and supporting models, as a rule)."""
+    out = np.arange(len(strikers))
+    for row in steps:
+        at = [j for j in row if j >= 0]
+        for i, j in enumerate(at):
+            x = strikers[j]
+            for k in at[:i]:
+                y = strikers[k]
+                if out[k] == k and (x["side"], x["unit"], x["hero"], y["hero"]) == \
+                        (y["side"], y["unit"], -1, -1) and \
+                        not multiplies[:, [j, k]].any() and \
+                        all(np.array_equal(t[..., j, :], t[..., k, :]) for t in (p, p_slay)) \
+                        and np.array_equal(can_wound[:, j], can_wound[:, k]):
+                    out[j] = k
+                    break
+    return out
 
 
 def _chances(p, p_slay, can_wound, multiple_wounds, j, b, st, target, target_unit, scenario,

@@ -109,6 +109,7 @@ TABLES = tables(
         "rolls": ("L",),               # 1: its models roll dice of attacks or hits
         "multiplies": (2, "L"),        # [round type]: Multiple Wounds
         "steps": ("L", "L"),           # strikers at each step, highest key first, -1 padded
+        "merged_into": ("L",),         # the striker of its step whose count it joins (R2-8)
         "can_wound": (2, "L", "G"),    # its attacks can wound the enemy body at all
         # [round type, afraid, enemy afraid, enemy Frenzied, front, striker, enemy body]
         "unsaved_row": (2, 2, 2, 2, 2, "L", "G"), "unsaved_top": (2, 2, 2, 2, 2, "L", "G"),
@@ -780,7 +781,7 @@ def _allocate(plan, dice, state, j):
                 else:
                     a = _attacks_of(plan, dice, state, j, kind, s, u, m, rolling)
                 if a > 0:
-                    _aim(plan, state, j, plan.U + h2, a, front)
+                    _aim(plan, state, merged_into(plan, j), plan.U + h2, a, front)
                 aimed += a
                 left -= m
                 done += m
@@ -795,7 +796,7 @@ def _allocate(plan, dice, state, j):
         if a > 0:
             b = _unit_body(plan, state, t, v)
             if b >= 0:
-                _aim(plan, state, j, b, a, front)
+                _aim(plan, state, merged_into(plan, j), b, a, front)
 
 
 @njit(inline="always")
