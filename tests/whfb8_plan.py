@@ -58,10 +58,12 @@ def leadership(plan, standing, side: int) -> int:
 
 def attacks(plan, standing, side: int, kind: int, r: int = 0) -> int:
     """The attacks ``side``'s striker of ``kind`` makes in round type r (R2-4, R2-5): all it
-    aims, on every enemy body (no dice rolled)."""
+    aims, on every enemy body (no dice rolled), alone on a fresh state, so also where they
+    join another striker's count (compile._merged)."""
     st = state(plan, standing)
     st[fight.ROUND] = r
     st[fight.ROUNDS] = r + 1
     j = striker(plan, side, kind)
     fight._allocate(plan.packed, np.zeros(4, np.uint64), st, j)
-    return int(sum(st[fight._alloc(plan.packed, j, b)] >> 1 for b in range(plan.packed.G)))
+    into = plan.tables["merged_into"][j]  # the striker whose count its attacks join
+    return int(sum(st[fight._alloc(plan.packed, into, b)] >> 1 for b in range(plan.packed.G)))
