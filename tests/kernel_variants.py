@@ -14,7 +14,7 @@ def own_variant_record(ruleset, kernel, any_size, scenario) -> np.ndarray:
     asserted equal, bit for bit, to the record of ``any_size`` (the variant for any size)."""
     plan = ruleset.compile(scenario)
     packed = getattr(plan, "packed", None)  # wh40k3's and whfb8's kernels read it
-    sizes = kernel._sizes(plan)  # whfb8's third: whether the plan has rare rules
+    sizes = kernel._sizes(plan)  # whfb8's also: whether it has rare rules, its strikers
     assert sizes[:2] == (packed.G, packed.U) if packed else sizes == (plan.warriors,)
     records = []
     for play in (kernel.entry(plan), any_size):

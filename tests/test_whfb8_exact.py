@@ -1,7 +1,7 @@
 """Exact checks of the whfb8 kernel: closed-form probabilities (icepool, binomials) against
 200,000 simulated fights with a fixed seed, |z| < 4 on the simulated proportion's standard
-error; and exact formation arithmetic (supporting attacks, contact, ranks) from the kernel's
-own helpers. Semantics: odds/rulesets/whfb8/README.md.
+error; and exact formation arithmetic (supporting attacks, contact, ranks) from the one-unit
+exact solver's own helpers (exact_one.py). Semantics: odds/rulesets/whfb8/README.md.
 """
 from __future__ import annotations
 
@@ -72,14 +72,14 @@ def p_catch(pursuer=TWO_D6, fleer=TWO_D6) -> float:
 
 @pytest.fixture(scope="module")
 def helpers():
-    from odds.rulesets.whfb8 import kernel_one
-    return kernel_one
+    from odds.rulesets.whfb8 import exact_one
+    return exact_one
 
 
 def plan_for(width, count, equipment=(), rules=(), mode="8e", facing="front", enemy_width=5):
     sc = scenario(unit(20, enemy_width, "E"), unit(count, width, "H", rules, equipment),
                   rules={"supporting_attacks": mode}, facing=facing)
-    return get_ruleset("whfb8").compile(sc).one_unit  # the one-unit kernel's plan
+    return get_ruleset("whfb8").compile(sc).one_unit  # the one-unit solver's plan
 
 
 @pytest.mark.parametrize("equipment, fights_with, extra", [

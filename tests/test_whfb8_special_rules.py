@@ -430,21 +430,31 @@ def test_daemonic_instability_is_solved_R2_12():
     assert_parity(sc, trials=100_000)
 
 
-def test_plain_plans_play_the_same_fights_in_either_kernel_variant():
-    """A plan with none of the rules that need the extra steps of the one-unit kernel
-    (kernel_one.py) plays in its variant without them; the other variant plays it to the
-    same fights, die for die."""
-    from odds.core import runner
+def test_only_the_rare_rules_need_the_variant_that_keeps_their_steps_R2_8_R2_12():
+    """kernel.rare: the rules whose steps a kernel variant leaves out when a plan has none
+    (Multiple Wounds and Killing Blow only against models of more than one wound; against
+    one wound each is an unsaved wound; Cold-blooded is a law of the plan, not a step). A plain plan plays the same fights in the variant that keeps the
+    rare rules' steps as in its own, die for die."""
+    from odds.core import walk
     from odds.rulesets import get_ruleset
+    from odds.rulesets.whfb8 import fight, kernel
 
     rules = get_ruleset("whfb8")
-    plan = rules.compile(odds.load("data/scenarios/whfb8_witch_elves_vs_swordsmen.toml"))
-    assert not plan.one_unit.extra
-    assert compile_plan(scenario(["Cold-blooded"])).one_unit.extra
-    assert compile_plan(scenario(["Multiple Wounds (D3)"],
-                                 defender={**WARRIOR, "W": 2})).one_unit.extra
-    assert not compile_plan(scenario(["Multiple Wounds (D3)"])).one_unit.extra  # W1: one each
-    _, plain = runner.run(rules, plan, 20_000, 3, keep_fights=True)
-    _, extra = runner.run(rules, plan._replace(one_unit=plan.one_unit._replace(extra=True)),
-                          20_000, 3, keep_fights=True)
-    assert (plain == extra).all()
+    sc = odds.load("data/scenarios/whfb8_witch_elves_vs_swordsmen.toml")
+    plan = rules.compile(sc)
+    assert kernel.rare(plan) == 0
+    assert kernel.rare(compile_plan(scenario(["Cold-blooded"]))) == 0
+    assert kernel.rare(compile_plan(scenario(["Multiple Wounds (D3)"],
+                                             defender={**WARRIOR, "W": 2}))) == 1
+    assert kernel.rare(compile_plan(scenario(["Multiple Wounds (D3)"]))) == 0  # W1: one each
+    assert kernel.rare(compile_plan(scenario(["Killing Blow"], defender={**WARRIOR, "W": 2}))) \
+        == 1
+    assert kernel.rare(compile_plan(scenario(["Killing Blow"]))) == 0  # W1: an unsaved wound
+    sizes = kernel._sizes(plan)
+    keeping = walk.kernel(fight, variant=sizes[:2] + (1,) + sizes[3:])
+    records = []
+    for play in (kernel.entry(plan), keeping):
+        out = np.zeros((len(rules.columns(sc)), 20_000), np.int32)
+        walk.play_in_threads(play, plan.packed, 3, 0, out)
+        records.append(out)
+    assert np.array_equal(*records) and len(np.unique(records[0][1])) > 1

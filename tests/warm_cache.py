@@ -14,16 +14,15 @@ import sys
 from pathlib import Path
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "data" / "scenarios"
-# Each task: steps (scenario, "kernel" | "extra" (the one-unit kernel's variant of the other
-# plan.one_unit.extra) |
-# "exact") played in order by one process, the longest task first. A ruleset's paths are one
-# task: they share compiled helpers, which a process compiles once and then loads from the
-# cache (two processes would compile them both at once); blackpowder and d10skirmish are
-# one task as their solvers share the core's compiled walk.
+# Each task: steps (scenario, "kernel" | "exact") played in order by one process, the
+# longest task first. A ruleset's paths are one task: they share compiled helpers, which a
+# process compiles once and then loads from the cache (two processes would compile them
+# both at once); blackpowder and d10skirmish are one task as their solvers share the core's
+# compiled walk.
 PATHS = (
     (("whfb8_knights_lance_charge.toml", "exact"),
      ("whfb8_knights_lance_charge.toml", "kernel"),
-     ("whfb8_knights_lance_charge.toml", "extra")),
+     ("whfb8_witch_elves_vs_swordsmen.toml", "kernel")),
     (("mordheim_captain_vs_night_runner.toml", "kernel"),
      ("mordheim_captain_vs_night_runner.toml", "exact")),
     (("wh40k3_assault_marines_vs_boyz.toml", "exact"),
@@ -41,8 +40,8 @@ PATHS = (
 
 
 def warm(name: str, path: str) -> None:
-    """Compile (or load) one path of the scenario ``name``: its kernel variant, the other
-    variant (``extra``), or its exact solver."""
+    """Compile (or load) one path of the scenario ``name``: its kernel variant or its exact
+    solver."""
     import odds
     from odds.core import runner
     from odds.rulesets import get_ruleset
@@ -53,8 +52,6 @@ def warm(name: str, path: str) -> None:
         return
     ruleset = get_ruleset(scenario.ruleset)
     plan = ruleset.compile(scenario)
-    if path == "extra":  # the one-unit kernel's other variant (kernel_one.py)
-        plan = plan._replace(one_unit=plan.one_unit._replace(extra=not plan.one_unit.extra))
     runner.run(ruleset, plan, 64, 0)
 
 

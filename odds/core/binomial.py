@@ -79,15 +79,6 @@ def draw(st, cdf, offset, top, n, p):
 
 
 @njit(cache=True, inline="always")
-def searched_draw(st, cdf, offset, top, n, p):
-    """:func:`draw`, every row searched from zero: whfb8's one-unit kernel (kernel_one.py)
-    plays 0.90-0.94x as fast with rows counted."""
-    if n > top:
-        return successes(st, n, p)
-    return _searched(cdf, offset + ((n * (n + 1)) >> 1), uniform(st), n)
-
-
-@njit(cache=True, inline="always")
 def _searched(cdf, row, u, n):
     """The least k < n with u < P(X <= k), else n: the row searched from zero."""
     binomial_k = 0

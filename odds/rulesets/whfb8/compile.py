@@ -44,8 +44,8 @@ class Plan(NamedTuple):
     strikers: tuple
     rolls: bool       # a striker rolls its number of attacks or hits
     multiplies: bool  # a striker has Multiple Wounds against models of several wounds
-    one_unit: object  # one unit a side, no heroes: the plan of the one-unit fast path
-    #                   (compile_one.Plan, kernel_one and exact_one), else None
+    one_unit: object  # one unit a side, no heroes: the plan of the one-unit exact solver
+    #                   (compile_one.Plan, exact_one), else None
 
 
 def compile_plan(scenario) -> Plan:

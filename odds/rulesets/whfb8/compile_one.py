@@ -1,6 +1,6 @@
 """The plan of a whfb8 fight of one unit a side without characters or champions, for the
-one-unit kernel (kernel_one.py) and solver (exact_one.py): the fast path these fights keep
-until the rule text (fight.py), which plays them too, plays them as fast (issue 27)."""
+one-unit exact solver (exact_one.py), which these fights keep until the rule text's walk
+(fight.py, which plays them) solves them as fast (issue 27)."""
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -75,17 +75,12 @@ class Plan(NamedTuple):
     p_slay: np.ndarray         # p_unsaved's shape: P(a Killing Blow slays a model of W > 1)
     rolled: np.ndarray         # (2, PARTS, 3) dice per model in contact: Random Attacks (in
                                # FIGHTING), Impact Hits, Stomps; NO_DICE if none is rolled
-    multiple_wounds: np.ndarray  # (2 rounds, 2, 3) dice each riders' unsaved wound becomes
     multiplies: np.ndarray     # (2 rounds, 2) the riders have Multiple Wounds
-    one_by_one: np.ndarray     # (2,) its wounds are taken one by one: Multiple Wounds or a
-                               # Killing Blow against models of more than one wound
     cold_blooded: np.ndarray   # (2,) Ld tests on 3D6, the highest dropped
     unstable: np.ndarray       # (2,) loses a wound per point it loses a combat by, never flees
     daemonic: np.ndarray       # (2,) Daemonic Instability instead of the break test
     strength_in_numbers: np.ndarray  # (2,) +1 Ld per rank behind the front, at most 10
     own_leadership: np.ndarray  # (2,) the unit's own Ld
-    extra: bool                # any of rolled, one_by_one, unstable ... own_leadership's rules:
-                               # the kernel plays it with its steps (kernel.entry)
 
 
 def compile_plan(scenario) -> Plan:
@@ -212,7 +207,6 @@ def compile_plan(scenario) -> Plan:
     cdf, cdf_offset, cdf_top = cdf_tables(p, np.broadcast_to(most, p.shape))
     causes_fear = [has(s, "causes_fear") for s in range(2)]
     multiplies = multiple_wounds[:, :, 0] + multiple_wounds[:, :, 2] > 0  # [round type, side]
-    one_by_one = multiplies.any(axis=0) | p_slay.any(axis=(0, 1, 2, 3, 5))
     return Plan(
         count=count, width=width,
         wounds=ints(lambda s, side, g: g.profile["W"]),
@@ -251,15 +245,10 @@ def compile_plan(scenario) -> Plan:
         max_rounds=int(scenario.simulation["max_rounds"]),
         p_slay=p_slay,
         rolled=np.where(fixed[:, :, None], np.array(NO_DICE), rolled),
-        multiple_wounds=multiple_wounds,
         multiplies=multiplies.astype(np.int64),
-        one_by_one=one_by_one.astype(np.int64),
         cold_blooded=ints(lambda s, side, g: has(s, "cold_blooded")),
         unstable=ints(lambda s, side, g: has(s, "unstable")),
         daemonic=ints(lambda s, side, g: has(s, "daemonic_instability")),
         strength_in_numbers=ints(lambda s, side, g: has(s, "strength_in_numbers")),
         own_leadership=ints(lambda s, side, g: g.profile["Ld"]),
-        extra=bool(any(has(s, key) for s in range(2) for key in (
-            "unstable", "daemonic_instability", "strength_in_numbers", "cold_blooded"))
-            or rolled[:, :, 0].any() or one_by_one.any()),
     )

@@ -1,7 +1,8 @@
 """The whfb8 exact solver of one unit a side without characters or champions (the fast path
-these fights keep until the rule text, fight.py, solves them as fast, issue 27): the one-unit
-kernel's fight (kernel_one.py), computed instead of sampled, from the same plan and binomial
-tables.
+these fights keep until the rule text, fight.py, solves them as fast, issue 27): the rule
+text's fight of one unit a side, computed round by round from distributions instead of
+state by state, from its own plan (compile_one.py). Checked against the rule text's kernel
+and tests/naive_whfb8.py.
 
 A fight between rounds is the wounds each side has left and whether each is still Frenzied
 (R2-7): ``left = models * W - wounds on the wounded model``, so the models and the wounded
@@ -40,8 +41,17 @@ from odds.core.outcome import (
     NONE,
     UNRESOLVED,
 )
-from odds.rulesets.whfb8.compile_one import FIRST, LATER, PARTS
-from odds.rulesets.whfb8.kernel_one import _in_contact, _leadership, _part_attacks, _score, _steadfast
+from odds.rulesets.whfb8.compile_one import (
+    FIGHTING,
+    FIRST,
+    FLANK,
+    FRONT,
+    IMPACT,
+    LATER,
+    MOUNT,
+    PARTS,
+    SUPPORTING,
+)
 
 TWO_D6 = dice_sum(2)
 SWIFT = drop_lowest(3)  # Swiftstride: 3D6, the lowest dropped (R2-13)
@@ -53,6 +63,116 @@ CACHED_STANDINGS = 1 << 22  # _standing kept for every (round type, models stand
 POOL = 256  # strikes' distributions kept (rows of pmf and tail)
 DENSE_BOX = 1 << 18  # a round's fights indexed by their wounds left when their box is this small
 STRIKERS = 2 * PARTS  # striking parts at one step, and strike steps, at most
+
+
+# -- the plan's geometry: who fights, ranks, Leadership (R2-3, R2-5, R2-11, R2-12) --
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def _front(plan, n, s):
+    """Models in side s's front rank (R2-6: casualties come off the rear)."""
+    return min(plan.width[s], n[s])
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def _face(plan, n, s):
+    """Length of side s's engaged face: its ranks on a flank, else its front (R2-3)."""
+    if s != plan.charger and plan.face == FLANK:
+        return (n[s] + plan.width[s] - 1) // plan.width[s]
+    return _front(plan, n, s)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def _in_contact(plan, n, s):
+    """Side s's models in base contact: the scenario's number, else its whole face when it is
+    the narrower, else the narrower face plus a corner model at each end (R2-3)."""
+    face = _face(plan, n, s)
+    if plan.in_contact[s] > 0:
+        return min(plan.in_contact[s], face)
+    return min(face, _face(plan, n, 1 - s) + 2)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def _supporters(plan, n, s, contact):
+    """Side s's supporting attacks: ``support_attacks`` per model directly behind a model in
+    contact, in each supporting rank; a Horde adds a rank while its front is wide enough
+    (R2-5)."""
+    if plan.supports[s] == 0:
+        return 0
+    w = plan.width[s]
+    ranks = plan.support_ranks[s]
+    if plan.horde_files[s] > 0 and _front(plan, n, s) >= plan.horde_files[s]:
+        ranks += 1
+    total = 0
+    for k in range(1, ranks + 1):
+        total += min(contact, max(0, min(w, n[s] - k * w)))
+    return total * plan.support_attacks[s]
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def _part_attacks(plan, n, frenzied, s, part, contact, r):
+    """Attacks of side s's striking part in round type r that are counted, not rolled (R2-4,
+    R2-5): its fighting models (+1 A each when Frenzied, + their first-round A in the first
+    round, + a champion's 1 A while anyone fights; the champion is removed last), its
+    supporters, its mounts, its fixed Impact Hits (on the charge) or Stomps."""
+    if part == FIGHTING:
+        a = plan.attacks[s] + frenzied[s] + (r == FIRST) * plan.first_attacks[s]
+        return contact * a + min(contact, plan.champion[s])
+    if part == SUPPORTING:
+        return _supporters(plan, n, s, contact)
+    if part == MOUNT:
+        return contact * plan.mount_attacks[s]
+    if part == IMPACT:  # on the charge only
+        return contact * plan.impact_hits[s] * (r == FIRST and s == plan.charger)
+    return contact * plan.stomps[s]
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def _ranks(plan, n, s):
+    """Side s's ranks of ``rank_models`` or more models (5; 3 for monstrous troops), the
+    front one included (R2-11, R2-12)."""
+    w = plan.width[s]
+    if w < plan.rank_models[s]:
+        return 0
+    full = n[s] // w
+    return full + (n[s] - full * w >= plan.rank_models[s])
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def _disrupted(plan, n, s):
+    """Side s was charged in the flank or rear by a unit of two or more ranks (R2-11)."""
+    return s != plan.charger and plan.face != FRONT and _ranks(plan, n, 1 - s) >= 2
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def _steadfast(plan, n, s):
+    """Side s, if it lost, tests on its unmodified Ld (R2-12): Stubborn, or more ranks than
+    its enemy, unless disrupted with ``disrupted_steadfast`` false."""
+    if plan.stubborn[s] > 0:
+        return True
+    if plan.disrupted_steadfast == 0 and _disrupted(plan, n, s):
+        return False
+    return _ranks(plan, n, s) > _ranks(plan, n, 1 - s)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def _leadership(plan, n, s):
+    """The Ld side s tests on (R2-12): its own or its general's; with Strength in Numbers its
+    own + 1 per rank of 5 behind the front, at most 10, if that is higher."""
+    if plan.strength_in_numbers[s] == 0:
+        return plan.leadership[s]
+    return max(plan.leadership[s], min(10, plan.own_leadership[s] + max(0, _ranks(plan, n, s)
+                                                                        - 1)))
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def _score(plan, n, s, caused, r):
+    """Side s's combat result (R2-11): wounds, charge, ranks unless disrupted, standard,
+    battle standard, flank or rear."""
+    score = caused[s] + plan.bonus[s] + (r == FIRST and s == plan.charger)
+    if not _disrupted(plan, n, s):
+        score += min(3, max(0, _ranks(plan, n, s) - 1))
+    return score
 
 
 class Sides(NamedTuple):

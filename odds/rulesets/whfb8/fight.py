@@ -137,12 +137,13 @@ TABLES = tables(
 
 @njit(cache=True, _nrt=False, forceinline=True)
 def known(plan, sizes):
-    """``plan`` with its sizes G and U and whether it has rare rules (X: kernel.rare) as
-    constants of a kernel variant's compiled code (odds.core.walk.kernel): its loops over
-    bodies and units unroll or fold away, and so do the rare rules' steps where it has none
-    (every ``plan.X and`` below)."""
-    return Packed(plan.ints, plan.reals, plan.cdf, plan.laws, sizes[0], sizes[1], plan.L,
-                  sizes[2])
+    """``plan`` with its sizes G and U, whether it has rare rules (X: kernel.rare) and its
+    strikers L (0: not known) as constants of a kernel variant's compiled code
+    (odds.core.walk.kernel), ``sizes`` = (G, U, X, L): its loops over bodies, units and
+    strikers unroll or fold away, its tables' places are constants, and the rare rules'
+    steps fold away where it has none (every ``plan.X and`` below)."""
+    return Packed(plan.ints, plan.reals, plan.cdf, plan.laws, sizes[0], sizes[1],
+                  sizes[3] if sizes[3] else plan.L, sizes[2])
 
 
 # -- the state's layout ----------------------------------------------------------------

@@ -33,7 +33,8 @@ def heroes(unit) -> list:
 
 def led(scenario) -> bool:
     """Whether the fight has several units a side or a character or champion: it is played
-    by the rule text (fight.py), else by the one-unit fast path (kernel_one, exact_one)."""
+    with the hero columns, else solved by the one-unit exact solver (exact_one) where it
+    takes the fight."""
     return heroes_and_units(scenario) is not None
 
 
