@@ -49,8 +49,9 @@ BLOCK = 256  # fewest trials worth a thread of their own
 def _sized(fight):
     """``fight`` with compiled ``fields(plan)`` and ``columns(plan)``: its own, or made here
     from its ``FIELDS`` and ``COLUMNS`` (the same for every plan); and, where it has none,
-    ``spans(plan)`` (no graded fields), ``reads_sign(plan, state)`` (never) and ``clock(plan,
-    state)`` (-1: every stage takes every fight one step)."""
+    ``spans(plan)`` (no graded fields), ``reads_sign(plan, state)`` (never), ``lead_class(plan,
+    state, value)`` (the value) and ``clock(plan, state)`` (-1: every stage takes every fight
+    one step)."""
     for name, constant in (("fields", "FIELDS"), ("columns", "COLUMNS")):
         if not hasattr(fight, name):
             setattr(fight, name, _constant(getattr(fight, constant)))
@@ -63,6 +64,8 @@ def _sized(fight):
         fight.spans = _no_spans
     if not hasattr(fight, "reads_sign"):
         fight.reads_sign = _never
+    if not hasattr(fight, "lead_class"):
+        fight.lead_class = _its_value
     if not hasattr(fight, "clock"):
         fight.clock = _evenly
     return fight
@@ -225,9 +228,10 @@ def solver(fight):
         fight.begin(plan, first)
         buffers = (np.empty(len(first), np.int64), np.empty(len(first), np.int64), new_path(),
                    np.zeros(width), np.zeros(max(k, 1), np.int64),
-                   np.zeros(max(k, 1), np.int64), np.zeros(max(k, 1), np.int64))
+                   np.zeros(max(k, 1), np.int64), np.zeros(max(k, 1), np.int64),
+                   np.zeros(width, np.int64))
         # kept alive here: the loop below counts no references on them
-        state, child, path, mass, low, high, shift = unowned(buffers)
+        state, child, path, mass, low, high, shift, classes = unowned(buffers)
         for j in range(k):  # the start's graded values, as masses of one
             low[j] = high[j] = first[graded[j]] - spans[j, 0]
             mass[base[j] + low[j]] = 1.0
@@ -255,7 +259,13 @@ def solver(fight):
                 if split:           # signs -1 .. 1, or each of its values (by_value)
                     first, last = (core_low[b][signed], core_high[b][signed]) if by_value \
                         else (-1, 1)
+                    if by_value:  # the rule text's class of each value: one play a class
+                        for x in range(first, last + 1):
+                            classes[x - first] = fight.lead_class(plan, cores[b],
+                                                                  spans[signed, 0] + x)
                 for sign in range(first, last + 1):
+                    if split and by_value and _met(classes, sign - first):
+                        continue  # its class was played at an earlier value
                     states.copy(cores[b], state)
                     states.spread(core_mass, core_first[b], core_low[b], core_high[b], base,
                                   mass)
@@ -265,7 +275,8 @@ def solver(fight):
                         weight = 0.0
                         for x in range(low[signed], high[signed] + 1):
                             v = spans[signed, 0] + x
-                            if (x == sign) if by_value else ((v > 0) - (v < 0) == sign):
+                            if (classes[x - first] == classes[sign - first]) if by_value \
+                                    else ((v > 0) - (v < 0) == sign):
                                 weight += mass[base[signed] + x]
                         if weight == 0.0:
                             continue
@@ -320,6 +331,20 @@ def solver(fight):
 
 
 @njit(cache=True, inline="always")
+def _its_value(plan, state, value):
+    return value
+
+
+@njit(cache=True, inline="always")
+def _met(classes, i):
+    """Whether the class of value i was met at an earlier value."""
+    for j in range(i):
+        if classes[j] == classes[i]:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
 def _after(clock, least):
     """A state's clock: the rule text's, or where it has none (-1: every stage takes every
     fight one step) one past the stage's."""
@@ -364,7 +389,9 @@ def solve(compiled, fight, plan, max_states: int):
       round's end): there the state is played once for each sign, with that sign's mass; a
       stage may set the field only once it has been read (it is then one value). With
       ``fight.BY_VALUE`` true it is read by its value: the state is played once for each
-      value it may have (whfb8's combat result, whose margin the break test reads).
+      class of the values it may have, ``fight.lead_class(plan, state, value)`` (a whole
+      number; by default the value itself), at the class's first value with the class's
+      mass (whfb8's combat result, whose margin the break tests read only so far).
 
     A rule text with graded fields gives their spans, ``fight.spans(plan)``: (fields, 2)
     lowest and highest values, tallies first."""

@@ -1008,12 +1008,12 @@ def _result(plan, dice, state):
     """The combat result (R2-11): a side with no unit left in the fight has lost (both: mutual
     destruction); else the higher score wins, a lone musician winning a draw by 1, and the
     loser's units test (R2-12). A draw: the fight goes on."""
-    lead = state[LEAD] + min(state[DEALT], state[CAP]) - min(state[DEALT + 1], state[CAP + 1])
-    state[LEAD] = 0  # read: what follows is played apart for each of its values
+    a_left, d_left = _left(plan, state, 0), _left(plan, state, 1)
+    diff = _diff(plan, state, state[LEAD]) if a_left and d_left else 0
+    state[LEAD] = 0  # read: what follows is played apart for each class of its values
     for s in range(2):
         state[DEALT + s] = 0
         state[CAP + s] = 0
-    a_left, d_left = _left(plan, state, 0), _left(plan, state, 1)
     if a_left == 0 or d_left == 0:
         if a_left == d_left:
             _ends(state, NONE, MUTUAL)
@@ -1021,25 +1021,78 @@ def _result(plan, dice, state):
             state[LOSER] = 1 if d_left == 0 else 0
             _ends(state, ATTACKER + 1 - state[LOSER], -1)
         return
-    diff = lead + _score(plan, state, 0) - _score(plan, state, 1)
     if diff == 0:
-        m0, m1 = _musician(plan, state, 0), _musician(plan, state, 1)
-        if m0 == m1:
-            _disengage(plan, state)
-            state[PHASE] = GO_ON
-            return
-        diff = 1 if m0 else -1
+        _disengage(plan, state)
+        state[PHASE] = GO_ON
+        return
     state[LOSER] = 1 if diff > 0 else 0
     state[MARGIN] = abs(diff)
     x = state[LOSER]
-    most = 0  # the winners' most ranks, for Steadfast (R2-12)
-    for w in range(units(plan, 1 - x)):
-        if state[_u(plan, INSIDE, 1 - x, w)] > 0:
-            most = max(most, _ranks(plan, state, 1 - x, w))
     state[AT] = 0
     state[PHASE] = BREAK
-    state[STEP] = most  # read by the break tests (STEP is free until the next round)
+    state[STEP] = _most_ranks(plan, state, 1 - x)  # read by the break tests (STEP is free
+    #                                                  until the next round)
     state[PART] = 1 if _battle_standard(plan, state, x) else 0  # as the tests began
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def _diff(plan, state, lead):
+    """The combat result (R2-11) from the round's lead in wounds: the attacker's score less
+    the defender's, overkill and the rest counted; a lone musician wins a draw by 1; 0 a
+    draw."""
+    lead += min(state[DEALT], state[CAP]) - min(state[DEALT + 1], state[CAP + 1])
+    diff = lead + _score(plan, state, 0) - _score(plan, state, 1)
+    if diff == 0:
+        m0, m1 = _musician(plan, state, 0), _musician(plan, state, 1)
+        if m0 != m1:
+            diff = 1 if m0 else -1
+    return diff
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def _most_ranks(plan, state, w):
+    """The most ranks of side w's units in the fight, for its enemy's Steadfast (R2-12)."""
+    most = 0
+    for v in range(units(plan, w)):
+        if state[_u(plan, INSIDE, w, v)] > 0:
+            most = max(most, _ranks(plan, state, w, v))
+    return most
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def _steadfast(plan, state, x, u, most):
+    """The loser's unit u tests on its unmodified Ld: Stubborn, or more ranks than the
+    winners' most (``most``), unless disrupted where disrupted_steadfast is false (R2-12)."""
+    return stubborn(plan, x, u) > 0 or (_ranks(plan, state, x, u) > most and (
+        disrupted_steadfast(plan) or not _disrupted(plan, state, x, u)))
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def lead_class(plan, state, lead):
+    """The class of a round's lead in wounds ``lead`` at the combat result: two leads of one
+    class play the rest of the round alike (odds.core.walk solves a class once). A side
+    with no unit left: one class; else the draw, or the loser and its margin as its break
+    tests read it (R2-11, R2-12): not at all where every unit of the loser that tests is
+    Steadfast, Stubborn or Unbreakable, and alike past the highest Ld of those that are not
+    (every test then needs a double 1); the whole margin where a unit is Unstable or
+    Daemonic (it loses or tests by it)."""
+    if _left(plan, state, 0) == 0 or _left(plan, state, 1) == 0:
+        return 0
+    diff = _diff(plan, state, lead)
+    if diff == 0:
+        return 1
+    x = 1 if diff > 0 else 0
+    margin = abs(diff)
+    most = _most_ranks(plan, state, 1 - x)
+    read = 0  # the highest margin that still changes a test
+    for u in range(units(plan, x)):
+        if state[_u(plan, INSIDE, x, u)] == 0:
+            continue
+        if plan.X and (unstable(plan, x, u) or daemonic(plan, x, u)):
+            read = margin
+        elif not unbreakable(plan, x, u) and not _steadfast(plan, state, x, u, most):
+            read = max(read, _unit_ld(plan, state, x, u))
+    return 2 + x + 2 * min(margin, read)
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -1060,9 +1113,7 @@ def _break(plan, dice, state):
             continue
         if unbreakable(plan, x, u):
             continue
-        steadfast = stubborn(plan, x, u) > 0 or (
-            _ranks(plan, state, x, u) > most and (
-                disrupted_steadfast(plan) or not _disrupted(plan, state, x, u)))
+        steadfast = _steadfast(plan, state, x, u, most)
         target = _unit_ld(plan, state, x, u) - (0 if steadfast else state[MARGIN])
         if picked(dice):
             state[AT] = u
