@@ -37,7 +37,7 @@ def _expected(packed, state, ld):
     the loser's Ld ``ld[loser]`` (None: the margin is not read at all)."""
     out = {}
     for lead in LEADS:
-        diff = fight._diff(packed, state, lead)
+        diff = fight._diff(packed, state, fight._overkill(state, lead))
         loser = 1 if diff > 0 else 0
         read = ld[loser]
         out[lead] = (0,) if diff == 0 else (loser, None if read is None else

@@ -1008,12 +1008,12 @@ def _result(plan, dice, state):
     """The combat result (R2-11): a side with no unit left in the fight has lost (both: mutual
     destruction); else the higher score wins, a lone musician winning a draw by 1, and the
     loser's units test (R2-12). A draw: the fight goes on."""
-    a_left, d_left = _left(plan, state, 0), _left(plan, state, 1)
-    diff = _diff(plan, state, state[LEAD]) if a_left and d_left else 0
+    lead = _overkill(state, state[LEAD])
     state[LEAD] = 0  # read: what follows is played apart for each class of its values
     for s in range(2):
         state[DEALT + s] = 0
         state[CAP + s] = 0
+    a_left, d_left = _left(plan, state, 0), _left(plan, state, 1)
     if a_left == 0 or d_left == 0:
         if a_left == d_left:
             _ends(state, NONE, MUTUAL)
@@ -1021,6 +1021,7 @@ def _result(plan, dice, state):
             state[LOSER] = 1 if d_left == 0 else 0
             _ends(state, ATTACKER + 1 - state[LOSER], -1)
         return
+    diff = _diff(plan, state, lead)
     if diff == 0:
         _disengage(plan, state)
         state[PHASE] = GO_ON
@@ -1036,11 +1037,15 @@ def _result(plan, dice, state):
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
+def _overkill(state, lead):
+    """The round's lead in wounds with the challenges' overkill (R2-11)."""
+    return lead + min(state[DEALT], state[CAP]) - min(state[DEALT + 1], state[CAP + 1])
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
 def _diff(plan, state, lead):
-    """The combat result (R2-11) from the round's lead in wounds: the attacker's score less
-    the defender's, overkill and the rest counted; a lone musician wins a draw by 1; 0 a
-    draw."""
-    lead += min(state[DEALT], state[CAP]) - min(state[DEALT + 1], state[CAP + 1])
+    """The combat result (R2-11) from the round's lead in wounds, overkill counted: the
+    attacker's score less the defender's; a lone musician wins a draw by 1; 0 a draw."""
     diff = lead + _score(plan, state, 0) - _score(plan, state, 1)
     if diff == 0:
         m0, m1 = _musician(plan, state, 0), _musician(plan, state, 1)
@@ -1078,7 +1083,7 @@ def lead_class(plan, state, lead):
     Daemonic (it loses or tests by it)."""
     if _left(plan, state, 0) == 0 or _left(plan, state, 1) == 0:
         return 0
-    diff = _diff(plan, state, lead)
+    diff = _diff(plan, state, _overkill(state, lead))
     if diff == 0:
         return 1
     x = 1 if diff > 0 else 0
