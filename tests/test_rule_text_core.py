@@ -419,6 +419,14 @@ def test_each_rule_texts_compiled_loops_have_names_of_their_own():
         "kernel.<locals>.play_trials.signed_walk.3x1"
 
 
+def _compiled_call(reader):
+    """A reader (an intrinsic, compiled code only) called from compiled code."""
+    @njit
+    def call(plan, *index):
+        return reader(plan, *index)
+    return call
+
+
 def test_a_packed_plans_readers_read_each_value_where_pack_put_it():
     """Each table's reader (odds.core.packed) finds every value of its table, whatever the
     sizes: its start is the sizes of the tables before it, written as one sum of products of
@@ -432,6 +440,7 @@ def test_a_packed_plans_readers_read_each_value_where_pack_put_it():
     readers = {}
     declared = tables(ints=shapes, reals={"p": ("G", 2)}, laws={"rolls": ("U",)},
                       namespace=readers)
+    called = {name: _compiled_call(reader) for name, reader in readers.items()}
     rng = np.random.default_rng(7)
     for G, U, L in ((1, 1, 1), (3, 2, 4), (4, 3, 2)):
         sizes = {"G": G, "U": U, "L": L}
@@ -443,6 +452,46 @@ def test_a_packed_plans_readers_read_each_value_where_pack_put_it():
                     np.zeros(1), G, U, L)
         for name, value in values.items():
             for index in itertools.product(*(range(n) for n in value.shape)):
-                assert readers[name](plan, *index) == value[index], (name, G, U, L, index)
+                assert called[name](plan, *index) == value[index], (name, G, U, L, index)
         for u in range(U):  # a law table's reader gives the law
-            assert np.allclose(readers["rolls"](plan, u)[CHANCE], chances[u] / chances[u].sum())
+            assert np.allclose(called["rolls"](plan, u)[CHANCE], chances[u] / chances[u].sum())
+
+
+def test_the_casts_give_plain_and_unsigned_numbers_and_one_compile_for_every_constant():
+    """odds.core.casts: ``whole(n)`` is n as a plain int64, so a compiled function given
+    whole(0) and whole(1) is compiled once (given 0 and 1, numba compiles it for each
+    literal value); ``slot(i)`` is i as an unsigned index; both refuse what is not a whole
+    number when the calling code is compiled."""
+    from numba import types
+
+    from odds.core.casts import slot, whole
+
+    @njit
+    def side(s):
+        return 10 * s + 1
+
+    @njit
+    def both_plain():
+        return side(whole(0)) + side(whole(1))
+
+    @njit
+    def both_literal():
+        return side(0) + side(1)
+
+    assert both_plain() == 12
+    assert side.signatures == [(types.int64,)]
+    assert both_literal() == 12 and len(side.signatures) == 3  # 0 and 1 each a compile
+
+    @njit
+    def unsigned(i, a):
+        return slot(i), a[slot(i)]
+
+    place, value = unsigned(2, np.arange(5) * 3)
+    assert place == 2 and value == 6 and isinstance(place, (int, np.integer))
+
+    @njit
+    def not_whole(x):
+        return whole(x)
+
+    with pytest.raises(TypeError, match="whole takes a whole number, not float64"):
+        not_whole(1.5)

@@ -29,6 +29,7 @@ from numba import njit, types
 from numba.extending import overload
 
 from odds.core.binomial import draw
+from odds.core.casts import whole
 from odds.core.rng import next_u64, uniform
 
 KEPT, ALIAS, CHANCE = 0, 1, 2  # the rows of a law
@@ -125,17 +126,11 @@ def _draw(dice, law):
 
 
 def _replay(dice, law):
-    return _replayed(dice, law[CHANCE], law.shape[1], _int(LAW), _int(0), _int(0), _int(0), 0.0)
+    return _replayed(dice, law[CHANCE], law.shape[1], whole(LAW), whole(0), whole(0),
+                     whole(0), 0.0)
 
 
 LAW, BINOMIAL, UNTIL = 0, 1, 2  # what a replayed pick's chances are read from
-
-
-@njit(inline="always")
-def _int(n):
-    """n as a plain int64: a constant would be a literal type, and each literal value a
-    compile of its own of the function given it."""
-    return np.int64(n)
 
 
 @njit(cache=True, _nrt=False)
@@ -184,7 +179,7 @@ def _replayed(dice, chances, m, kind, a, b, n, p):
         while _chance(kind, chances, j, m, a, b, n, p) == 0.0:  # the path was advanced past
             j += 1                                              # the last outcome
     else:  # a new pick on this path: its first possible outcome, and where they end
-        j = 0
+        j = whole(0)  # (not the constant: _chance would be compiled again for it)
         while _chance(kind, chances, j, m, a, b, n, p) == 0.0:
             j += 1
         end = m
@@ -262,8 +257,8 @@ def _draw_binomial(dice, cdf, offset, top, n, p, most):
 
 
 def _replay_binomial(dice, cdf, offset, top, n, p, most):
-    return _replayed(dice, cdf, _int(min(n, most) + 1), _int(BINOMIAL), _int(offset), _int(top),
-                     _int(n), float(p))
+    return _replayed(dice, cdf, whole(min(n, most) + 1), whole(BINOMIAL), whole(offset),
+                     whole(top), whole(n), float(p))
 
 
 def pick_until(dice, n, p, w):
@@ -290,7 +285,7 @@ def _draw_until(dice, n, p, w):
 
 
 def _replay_until(dice, n, p, w):
-    return _replayed(dice, dice, _int(n + 1), _int(UNTIL), _int(0), _int(w), _int(n),
+    return _replayed(dice, dice, whole(n + 1), whole(UNTIL), whole(0), whole(w), whole(n),
                      float(p))  # no chances read: the path stands in
 
 

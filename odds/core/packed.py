@@ -18,7 +18,12 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.core import cgutils
+from numba.core.imputils import impl_ret_borrowed
+from numba.core.typing import signature
+from numba.extending import intrinsic
+from numba.np.arrayobj import load_item, populate_array
 
 SIZES = ("G", "U", "L")  # the sizes a table's shape may be written in
 
@@ -42,15 +47,6 @@ class Tables(NamedTuple):
     ints: dict
     reals: dict
     laws: dict
-
-
-@njit(inline="always")
-def slot(i):
-    """A place ``i`` in an array (never negative) as an unsigned index: numba then reads
-    and writes there without first checking for Python's negative, from-the-end index
-    (wh40k3's and whfb8's rule texts play 1.3-1.6x as fast without those checks). Every
-    table reader goes through it, and so do wh40k3's and whfb8's places in their state."""
-    return np.uint64(i)
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -108,9 +104,9 @@ def pack(declared: Tables, values: dict, cdf: np.ndarray, G: int, U: int, L: int
 
 class _Sum(dict):
     """A whole-number sum of products of the SIZES (a product: a sorted tuple of their
-    names -> its coefficient), written as a reader's source says it (``str``): where a table
-    starts is the sum of the sizes of those before it, and written term by term it would
-    be a long sum the compiler types anew at every read."""
+    names -> its coefficient), compiled as one such sum (:func:`_lowered`): where a table
+    starts is the sum of the sizes of those before it, and added table by table it would be
+    a long sum at every read."""
 
     def __add__(self, other):
         out = _Sum(self)
@@ -130,11 +126,6 @@ class _Sum(dict):
 
     __rmul__ = __mul__
 
-    def __str__(self):
-        terms = [" * ".join([str(k)] * (k != 1 or not term) + [f"plan.{n}" for n in term])
-                 for term, k in sorted(self.items(), key=lambda t: (len(t[0]), t[0])) if k]
-        return " + ".join(terms) or "0"
-
 
 def _sum(value) -> _Sum:
     return value if isinstance(value, _Sum) else _Sum({(): int(value)})
@@ -152,15 +143,59 @@ def _size(shape) -> _Sum:
 
 def _reader(kind: str, start: _Sum, shape: tuple):
     """The compiled reader of a table that starts at ``start``: its value at the indexes
-    given, or for a law table one law. Written out for its number of indexes, as the
-    inliner takes no ``*index``."""
-    index = [f"i{n}" for n in range(len(shape))]
-    at = index[0] if index else "0"
-    for n in range(1, len(shape)):  # Horner: a multiply and an add an index
-        at = f"({at}) * ({_size(shape[n:n + 1])}) + {index[n]}"
-    at = f"{start} + {at}"
-    source = (f"def read(plan, {', '.join(index)}):\n"
-              f"    return plan.{kind}[slot({at})]\n")
-    scope = {"slot": slot}
-    exec(compile(source, f"<odds.core.packed reader of {len(shape)} indexes>", "exec"), scope)
-    return njit(inline="always")(scope["read"])
+    given, or for a law table one law (a view of the plan's laws). An intrinsic: the
+    compiler emits the table's place (Horner: a multiply and an add an index, the sizes
+    read from the plan) and the read where it is called (see :mod:`odds.core.casts`).
+    Written out for its number of indexes, as an intrinsic takes no ``*index``."""
+    dims = [_size(shape[n:n + 1]) for n in range(1, len(shape))]
+
+    def typed(plan, *index):
+        if not all(isinstance(i, types.Integer) for i in index):
+            raise TypeError(f"a reader of a table of {len(shape)} indexes takes that many "
+                            f"whole numbers, not {index}")
+        table = plan[plan.fields.index(kind)]
+        value = types.Array(table.dtype, 2, "C") if kind == "laws" else table.dtype
+
+        def codegen(context, builder, signature, args):
+            sizes, index_types = signature.args[0], signature.args[1:]
+            places = [context.cast(builder, a, t, types.int64)
+                      for a, t in zip(args[1:], index_types)]
+            at = places[0] if places else _lowered(context, builder, sizes, args[0], _sum(0))
+            for dim, i in zip(dims, places[1:]):
+                at = builder.add(builder.mul(at, _lowered(context, builder, sizes, args[0],
+                                                          dim)), i)
+            at = builder.add(_lowered(context, builder, sizes, args[0], start), at)
+            array = context.make_array(table)(
+                context, builder, builder.extract_value(args[0], sizes.fields.index(kind)))
+            if kind != "laws":
+                return load_item(context, builder, table, builder.gep(array.data, [at]))
+            shapes = cgutils.unpack_tuple(builder, array.shape)
+            strides = cgutils.unpack_tuple(builder, array.strides)
+            zero = context.get_constant(types.intp, 0)
+            law = context.make_array(value)(context, builder)
+            populate_array(law, data=cgutils.get_item_pointer2(
+                               context, builder, array.data, shapes, strides, "C",
+                               [at, zero, zero]),
+                           shape=shapes[1:], strides=strides[1:], itemsize=array.itemsize,
+                           meminfo=array.meminfo)
+            return impl_ret_borrowed(context, builder, value, law._getvalue())
+        return signature(value, plan, *index), codegen
+
+    index = "".join(f", i{n}" for n in range(len(shape)))
+    scope = {"typed": typed}
+    exec(compile(f"def read(typingctx, plan{index}):\n    return typed(plan{index})\n",
+                 f"<odds.core.packed reader of {len(shape)} indexes>", "exec"), scope)
+    return intrinsic(scope["read"])
+
+
+def _lowered(context, builder, plan_type, plan, total: _Sum):
+    """The compiled value of a sum of products of the plan's sizes (its fields G, U, L)."""
+    out = context.get_constant(types.int64, 0)
+    for term, k in ((term, k) for term, k in total.items() if k):
+        product = context.get_constant(types.int64, k)
+        for name in term:
+            at = plan_type.fields.index(name)
+            product = builder.mul(product, context.cast(
+                builder, builder.extract_value(plan, at), plan_type[at], types.int64))
+        out = builder.add(out, product)
+    return out

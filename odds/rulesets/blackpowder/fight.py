@@ -35,7 +35,7 @@ from odds.core.outcome import (
     UNIT_UNREACHED,
     UNRESOLVED,
 )
-from odds.core.packed import slot
+from odds.core.casts import slot
 from odds.core.walk import clear
 from odds.rulesets.blackpowder.plan import Plan
 
@@ -193,7 +193,7 @@ def begin(plan, state):
             state[_at(plan, FATE, plan.fresh[s])] = UNIT_UNREACHED
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@njit(inline="always")
 def stage(plan, dice, state):
     """The charge, or the next round of melee; the round cap ends a fight unresolved."""
     if state[MELEE]:

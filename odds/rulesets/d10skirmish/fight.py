@@ -421,7 +421,7 @@ def _end(state, winner, end, rounds):
     state[ROUNDS] = rounds
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def stage(plan, dice, state):
     """The opening, or the schedule's next exchange; past the schedule's last, the fight is
     unresolved after ``max_rounds`` turns (A5). A charger that never reaches its target

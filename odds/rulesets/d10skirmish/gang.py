@@ -35,7 +35,7 @@ from odds.core.dice import pick, picked
 from odds.core.outcome import (ATTACKER, DEFENDER, DESTROYED, FLED, MUTUAL, NO_FIGHT, NONE,
                                UNIT_DESTROYED, UNIT_FLED, UNIT_STANDING, UNIT_UNREACHED,
                                UNRESOLVED)
-from odds.core.packed import slot
+from odds.core.casts import slot
 from odds.core.walk import clear
 from odds.rulesets.d10skirmish.fight import rolled
 from odds.rulesets.d10skirmish.rules import CHARGE_AP
@@ -176,7 +176,7 @@ def begin(plan, state):
             state[_f(plan, DONE, i)] = 1
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@njit(inline="always")
 def stage(plan, dice, state):
     """Step on to the end (the kernel), or through the first step that picks (the solver)."""
     while not state[OVER] and not picked(dice):

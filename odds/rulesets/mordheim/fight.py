@@ -22,7 +22,7 @@ from numba import njit
 
 from odds.core.dice import pick, picked, resumed
 from odds.core.outcome import ATTACKER, DEFENDER, DESTROYED, FLED, MUTUAL, NONE, UNRESOLVED
-from odds.core.packed import slot
+from odds.core.casts import slot
 from odds.core.walk import clear
 from odds.rulesets.mordheim.compile import Plan
 from odds.rulesets.mordheim.laws import (
@@ -128,7 +128,7 @@ def begin(plan, state):
     _next_round(plan, state)
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@njit(inline="always")
 def stage(plan, dice, state):
     """Play on to the end, or (the exact solver) to just before the stage's second pick."""
     stopped = False

@@ -42,7 +42,8 @@ from odds.core.dice import pick, pick_binomial, pick_until, picked, replaying
 from odds.core.outcome import (ATTACKER, COLUMNS as SHARED, MUTUAL, NO_FIGHT, NONE,
                                UNIT_CAUGHT, UNIT_DESTROYED, UNIT_FLED, UNIT_STANDING,
                                UNIT_UNREACHED, UNRESOLVED)
-from odds.core.packed import known, slot, tables  # noqa: F401 (known: read by walk.kernel)
+from odds.core.casts import slot
+from odds.core.packed import known, tables  # noqa: F401 (known: read by walk.kernel)
 from odds.core.walk import clear, how_beaten
 
 CONTACT, REACH, OUT = 0, 1, 2  # where a model stands (R0-2): in contact, within 2", beyond
@@ -363,7 +364,7 @@ def begin(plan, state):
     state[END] = UNRESOLVED
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@njit(inline="always")
 def stage(plan, dice, state):
     """Play on to the end, or (the exact solver's paths) to just before the stage's second
     pick or the round's result: each phase's step returns whether it stopped there."""

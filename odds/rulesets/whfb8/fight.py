@@ -37,7 +37,8 @@ from odds.core.dice import pick, pick_binomial, picked, replaying, resumed
 from odds.core.outcome import (ATTACKER, CAUGHT, COLUMNS as SHARED, MUTUAL, NO_FIGHT, NONE,
                                UNIT_CAUGHT, UNIT_DESTROYED, UNIT_FLED, UNIT_STANDING,
                                UNRESOLVED)
-from odds.core.packed import Packed, slot, tables
+from odds.core.casts import slot, whole
+from odds.core.packed import Packed, tables
 from odds.core.walk import clear, how_beaten
 
 FRONT, FLANK, REAR = 0, 1, 2  # the face of the charged unit that is engaged (R2-3)
@@ -337,7 +338,7 @@ def _contact(plan, state, e, side):
     c = charger(plan)
     v, f = charged(plan, e), face(plan, e)
     faced = _faced(plan, state, e)
-    used = 0
+    used = whole(0)  # (not the constant: one compile of _charged_contact)
     for x in range(e):
         if charged(plan, x) == v and face(plan, x) == f and _active(plan, state, x):
             used += _charged_contact(plan, state, x, faced, used)
@@ -494,7 +495,7 @@ def begin(plan, state):
     state[END] = UNRESOLVED
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@njit(inline="always")
 def stage(plan, dice, state):
     """Play on to the end, or (the exact solver's paths) to just before the stage's second
     pick: each phase's step returns whether it stopped there."""
@@ -947,7 +948,7 @@ def _step_end(plan, dice, state):
     while both sides have a unit in the fight, else to the combat result."""
     _casualties(plan, state)
     state[STEP] += 1
-    if _left(plan, state, 0) == 0 or _left(plan, state, 1) == 0 or \
+    if _left(plan, state, whole(0)) == 0 or _left(plan, state, whole(1)) == 0 or \
             state[STEP] == step_count(plan):
         state[PHASE] = RESULT
         state[STEP] = 0
@@ -1013,7 +1014,7 @@ def _result(plan, dice, state):
     for s in range(2):
         state[DEALT + s] = 0
         state[CAP + s] = 0
-    a_left, d_left = _left(plan, state, 0), _left(plan, state, 1)
+    a_left, d_left = _left(plan, state, whole(0)), _left(plan, state, whole(1))
     if a_left == 0 or d_left == 0:
         if a_left == d_left:
             _ends(state, NONE, MUTUAL)
@@ -1046,9 +1047,9 @@ def _overkill(state, lead):
 def _diff(plan, state, lead):
     """The combat result (R2-11) from the round's lead in wounds, overkill counted: the
     attacker's score less the defender's; a lone musician wins a draw by 1; 0 a draw."""
-    diff = lead + _score(plan, state, 0) - _score(plan, state, 1)
+    diff = lead + _score(plan, state, whole(0)) - _score(plan, state, whole(1))
     if diff == 0:
-        m0, m1 = _musician(plan, state, 0), _musician(plan, state, 1)
+        m0, m1 = _musician(plan, state, whole(0)), _musician(plan, state, whole(1))
         if m0 != m1:
             diff = 1 if m0 else -1
     return diff
@@ -1081,7 +1082,7 @@ def lead_class(plan, state, lead):
     Steadfast, Stubborn or Unbreakable, and alike past the highest Ld of those that are not
     (every test then needs a double 1); the whole margin where a unit is Unstable or
     Daemonic (it loses or tests by it)."""
-    if _left(plan, state, 0) == 0 or _left(plan, state, 1) == 0:
+    if _left(plan, state, whole(0)) == 0 or _left(plan, state, whole(1)) == 0:
         return 0
     diff = _diff(plan, state, _overkill(state, lead))
     if diff == 0:
@@ -1266,7 +1267,7 @@ def _catch(plan, dice, state):
             state[_u(plan, FATE, x, o)] = UNIT_CAUGHT
     _disengage(plan, state)
     _casualties(plan, state)
-    a_left, d_left = _left(plan, state, 0), _left(plan, state, 1)
+    a_left, d_left = _left(plan, state, whole(0)), _left(plan, state, whole(1))
     if a_left == 0 or d_left == 0:
         state[LOSER] = x if a_left == d_left else (1 if d_left == 0 else 0)
         _ends(state, ATTACKER + 1 - state[LOSER], -1)
