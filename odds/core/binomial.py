@@ -82,7 +82,7 @@ def draw(st, cdf, offset, top, n, p):
 def _searched(cdf, row, u, n):
     """The least k < n with u < P(X <= k), else n: the row searched from zero."""
     binomial_k = 0
-    # unsigned: read without numba's check for a negative index (odds.core.packed.slot)
+    # unsigned: read without numba's check for a negative index (odds.core.casts.slot)
     while binomial_k < n and u >= cdf[np.uint64(row + binomial_k)]:
         binomial_k += 1
     return binomial_k

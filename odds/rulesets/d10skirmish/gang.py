@@ -107,7 +107,7 @@ class Gang(NamedTuple):
 
 @njit(cache=True, inline="always")
 def _f(plan, what, i):
-    """Where fighter i keeps ``what`` (TAKEN ... XCH), unsigned (odds.core.packed.slot)."""
+    """Where fighter i keeps ``what`` (TAKEN ... XCH), unsigned (odds.core.casts.slot)."""
     return slot(HEAD + what * plan.n + i)
 
 

@@ -47,7 +47,7 @@ TALLIES = tuple(range(WOUNDS, CRITS + 2))
 
 @njit(cache=True, inline="always")
 def _w(plan, what, i):
-    """Where warrior i keeps ``what`` (ST ... SO), unsigned (odds.core.packed.slot)."""
+    """Where warrior i keeps ``what`` (ST ... SO), unsigned (odds.core.casts.slot)."""
     return slot(HEAD + what * plan.warriors + i)
 
 
