@@ -167,8 +167,8 @@ def test_an_upload_naming_a_server_file_is_refused(pages, tmp_path):
     page.locator("input[type=file]").set_input_files(good)
     page.get_by_text("good.toml: scenario (wh40k3)").wait_for()
     _tab(page, "Matchup")
-    assert page.get_by_label("Start from a bundled or uploaded scenario").input_value() \
-        == "good.toml (uploaded)"
+    sync_api.expect(page.get_by_label("Start from a bundled or uploaded scenario")) \
+        .to_have_value("good.toml (uploaded)")
 
 
 def test_two_pages_at_once_get_their_own_answers(pages, tmp_path):
@@ -201,7 +201,8 @@ def test_a_cancelled_run_stops_and_shows_nothing(pages):
     page.get_by_text(re.compile("^Playing: ")).wait_for(timeout=FIRST)
     page.get_by_role("button", name="Cancel").click()
     page.get_by_text("Cancelled.", exact=True).wait_for(timeout=60_000)
-    assert page.get_by_role("button", name="Results (CSV)").filter(visible=True).is_disabled()
+    sync_api.expect(page.get_by_role("button", name="Results (CSV)").filter(visible=True)) \
+        .to_be_disabled()
 
 
 def test_a_unit_of_an_uploaded_army_list_can_be_picked(pages, tmp_path):

@@ -365,15 +365,16 @@ class Page:
         except ScenarioError as error:
             _show(self.upload_error, str(error))
             return
-        self.upload_list.object = "\n".join(
-            f"- {_escaped(u.name)}: {u.kind} ({u.ruleset})"
-            for u in self.folder.uploads.values())
         if upload.ruleset != self.ruleset.value:
             self.ruleset.value = upload.ruleset  # refills every choice
         else:
             self._ruleset()
         if upload.kind == "scenario":
             self.example.value = upload.name
+        # the list last: once a visitor sees the file listed, every choice already offers it
+        self.upload_list.object = "\n".join(
+            f"- {_escaped(u.name)}: {u.kind} ({u.ruleset})"
+            for u in self.folder.uploads.values())
 
     # --- runs ------------------------------------------------------------------------------
     def _submit(self, work, shown: "_Shown", alert) -> None:
