@@ -58,7 +58,8 @@ def simulate(scenario: Scenario | dict | str | Path, *, trials: int | None = Non
     scenario = as_scenario(scenario)
     trials = scenario.simulation["trials"] if trials is None else trials
     seed = scenario.simulation["seed"] if seed is None else seed
-    scenario = scenario.replace(trials=trials, seed=seed)
+    if (trials, seed) != (scenario.simulation["trials"], scenario.simulation["seed"]):
+        scenario = scenario.replace(trials=trials, seed=seed)
     played = play([scenario], seed=seed, trials=trials, precision=precision,
                   max_trials=max_trials, threads=threads, progress=progress, quiet=quiet,
                   client=client, keep_fights=keep_fights, method=method,

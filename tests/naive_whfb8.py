@@ -25,6 +25,7 @@ from odds.rulesets.whfb8.rules import (
     equipment,
     fighting_weapon,
     group_rules,
+    special_rules,
     troop_types,
 )
 
@@ -100,7 +101,7 @@ def prepare(scenario):
         g = side.models[0]
         troop = troop_types()[g.options["troop_type"]]
         units.append(Unit(profile=g.profile, width=side.options["width"], count=g.count,
-                          options=side.options, rules=group_rules(g, scenario),
+                          options=side.options, rules=group_rules(g, special_rules(scenario)),
                           weapon=fighting_weapon(g, table), items=[table[n] for n in g.equipment],
                           mounted=troop.mounted, mount=g.options["mount"],
                           horde=troop.horde_files, rank_models=troop.rank_models,

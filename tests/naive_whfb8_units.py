@@ -20,7 +20,7 @@ from odds.core.outcome import (ATTACKER, CAUGHT, DEFENDER, DESTROYED, FLED, MUTU
                                UNIT_CAUGHT, UNIT_DESTROYED, UNIT_FLED, UNIT_STANDING, UNRESOLVED)
 from odds.rulesets.whfb8 import units as keys
 from odds.rulesets.whfb8.rules import (charts, equipment, fighting_weapon, group_rules,
-                                       troop_types)
+                                       special_rules, troop_types)
 
 FRONT, FLANK, REAR = "front", "flank", "rear"
 ASF_BAND = 100  # Always Strikes First / Last: a step above / below every Initiative step
@@ -67,7 +67,7 @@ class Kind(WithRules):
 
 def kind_of(group, scenario, table) -> Kind:
     t = troop_types()[group.options["troop_type"]]
-    return Kind(profile=group.profile, rules=group_rules(group, scenario),
+    return Kind(profile=group.profile, rules=group_rules(group, special_rules(scenario)),
                 weapon=fighting_weapon(group, table), items=[table[n] for n in group.equipment],
                 mounted=t.mounted, mount=group.options["mount"], killable=t.killing_blow,
                 stomped=t.stomped, horde=t.horde_files, rank_models=getattr(t, "rank_models", 5),

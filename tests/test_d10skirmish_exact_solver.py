@@ -26,7 +26,7 @@ import test_d10skirmish_parity as parity
 from test_d10skirmish_parity import CASES
 
 import odds
-from odds.core.exact import TooManyStates
+from odds.core.exact import TooManyStates, covers
 from odds.core.outcome import NO_FIGHT, NONE
 from odds.rulesets import get_ruleset
 from odds.rulesets.d10skirmish import exact, fight, rules
@@ -229,8 +229,8 @@ def test_state_count_and_bound(make, states):
 def test_covers_every_rule():
     """The solver plays every rule of the kernel: no scenario is out (large exchanges are
     bounded by max_states instead)."""
-    assert all(exact.covers(odds.load(p)) is None for p in BUNDLED)
-    assert all(exact.covers(make()) is None for make in CASES.values())
+    assert all(covers(RULESET, odds.load(p)) is None for p in BUNDLED)
+    assert all(covers(RULESET, make()) is None for make in CASES.values())
 
 
 @pytest.mark.parametrize("ap, m, distance, sight, move_ap, met", [

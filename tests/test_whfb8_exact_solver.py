@@ -55,7 +55,7 @@ def test_bundled_scenarios_match_the_simulation(path):
     """R2-1 ... R2-14 as the bundled scenarios play them (the Chaos Lord's Warriors alone:
     a character, champions, challenges and overkill, R2-4): every outcome and column mean
     within |z| < 4 of 200,000 simulated fights; masses sum to 1 within 1e-12."""
-    assert exact.covers(odds.load(path)) is None
+    assert core.covers(RULESET, odds.load(path)) is None
     assert_parity(path)
 
 
@@ -77,7 +77,7 @@ def test_parity_scenarios_match_the_simulation(case):
     R2-11 musician, standards, R2-12 Steadfast, Stubborn, Unbreakable, battle standard,
     general, Daemonic Instability, Strength in Numbers, R2-13 restraint, pursuit."""
     sc = build(case)
-    assert exact.covers(sc) is None
+    assert core.covers(RULESET, sc) is None
     assert_parity(sc)
 
 
@@ -98,7 +98,7 @@ def test_a_step_after_the_enemy_could_lose_no_more_R2_6():
 def test_rules_that_roll_counts_are_simulated(case):
     """Random Attacks, dice of Impact Hits and Multiple Wounds against models of more than one
     wound are simulated, with the reason (see covers)."""
-    assert exact.covers(build(case))
+    assert core.covers(RULESET, build(case))
 
 
 def test_attacks_past_the_binomial_table_R2_3_R2_6():
@@ -370,8 +370,44 @@ def test_covers_every_whfb8_fight():
     too large is stopped by the state bound instead)."""
     for sc in [odds.load(p) for p in BUNDLED] + [build(c) for c in CASES
                                                   if c not in SIMULATED_ONLY]:
-        assert exact.covers(sc) is None
         assert core.covers(RULESET, sc) is None
+
+
+def test_a_solve_compiles_its_scenario_once(monkeypatch):
+    """odds.simulate(method="exact") compiles the scenario once: covers() judges the plan the
+    solve then uses (it compiled it a second time before)."""
+    from odds.rulesets.whfb8 import compile as plans
+
+    compiled, laws = [], plans._laws
+
+    def counted(*args):  # every compile of a plan makes its laws once
+        compiled.append(args[0].name)
+        return laws(*args)
+
+    monkeypatch.setattr(plans, "_laws", counted)
+    odds.simulate(BUNDLED[0], method="exact", quiet=True)
+    assert len(compiled) == 1
+
+
+def test_the_pursuit_table_is_each_entry_summed_roll_by_roll_R2_13():
+    """The catch law, made with numpy, equals each entry summed over the fleeing unit's 19
+    rolls in order (the loop it replaced), bit for bit: (escapes, caught) for a fleeing roll
+    law, the pursuers' best roll so far, and how many more roll 2D6 and 3D6 (Swiftstride)."""
+    from odds.core.exact import dice_sum, drop_lowest
+    from odds.rulesets.whfb8.compile import _catch
+
+    moves = [np.pad(m, (0, 19 - len(m))) for m in (dice_sum(2), drop_lowest(3))]
+    U = 3
+    table = _catch(moves, U)
+    assert table.shape == (2, 19, U + 1, U + 1, 2)
+    below = [np.cumsum(m) - m for m in moves]
+    for fleeing, best, plain, swift in np.ndindex(table.shape[:4]):
+        escapes = sum(moves[fleeing][f] * (best < f) * below[0][f] ** plain
+                      * below[1][f] ** swift for f in range(19))
+        assert table[fleeing, best, plain, swift, 0] == escapes
+        assert table[fleeing, best, plain, swift, 1] == 1.0 - escapes
+    # one pursuer rolling 2D6 against a 2D6 flee, nobody ahead: the closed form
+    assert table[0, 0, 1, 0, 1] == pytest.approx(closed.p_catch(), abs=1e-15)
 
 
 def test_a_combined_charge_past_the_bound_is_simulated_by_auto():

@@ -65,11 +65,16 @@ def data_path(*parts: str) -> Path:
     An installed odds has it as the package ``odds.data``; a source checkout imported from its
     root (``python -m odds`` there) reads ``data/`` beside the ``odds`` folder.
     """
+    return _root().joinpath(*parts)
+
+
+@lru_cache(maxsize=1)
+def _root() -> Path:
+    """The folder of the bundled data (found once: importlib's lookup is slow)."""
     try:
-        root = Path(str(files("odds.data")))
+        return Path(str(files("odds.data")))
     except ModuleNotFoundError:
-        root = Path(__file__).resolve().parents[2] / "data"
-    return root.joinpath(*parts)
+        return Path(__file__).resolve().parents[2] / "data"
 
 
 def read_toml(path: str | Path) -> dict:

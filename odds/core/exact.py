@@ -3,8 +3,8 @@ state bound, and folding a ruleset's solved outcome rows into a :class:`Tally` o
 
 A ruleset that solves fights exactly names a module (``Ruleset.exact``) with
 
-- ``covers(scenario) -> str | None``: None when the solver plays every rule the scenario
-  uses, else the reason it cannot (e.g. "several units a side");
+- ``covers(plan) -> str | None``: None when the solver plays every rule the compiled
+  scenario ``plan`` uses, else the reason it cannot (e.g. "several units a side");
 - ``solve(plan, max_states) -> (rows, weights, states)``: outcome rows in the kernel's
   columns (columns x m integers) with their probabilities (m floats, summing to 1), such
   that their weighted histograms -- (winner, end, rounds), and per winner each other
@@ -151,12 +151,13 @@ def module(ruleset):
     return importlib.import_module(ruleset.exact) if ruleset.exact else None
 
 
-def covers(ruleset, scenario) -> str | None:
-    """None when ``ruleset``'s exact solver plays every rule ``scenario`` uses, else why not."""
+def covers(ruleset, scenario, plan=None) -> str | None:
+    """None when ``ruleset``'s exact solver plays every rule ``scenario`` uses, else why not.
+    ``plan``: the scenario compiled, where the caller has it (else it is compiled here)."""
     solver = module(ruleset)
     if solver is None:
         return f"the {ruleset.id} ruleset has no exact solver"
-    return solver.covers(scenario)
+    return solver.covers(ruleset.compile(scenario) if plan is None else plan)
 
 
 def default_bound(ruleset) -> int:

@@ -15,6 +15,7 @@ returns one law. Its ``compile`` packs the tables' values with :func:`pack`.
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -71,6 +72,12 @@ def tables(ints: dict, reals: dict, laws: dict, namespace: dict) -> Tables:
     return out
 
 
+@lru_cache(maxsize=None)
+def _dimension(expression: str):
+    """A declared dimension (e.g. ``"G + 1"``) compiled once, for eval over the sizes."""
+    return compile(expression, "<dimension>", "eval")
+
+
 def pack(declared: Tables, values: dict, cdf: np.ndarray, G: int, U: int, L: int) -> Packed:
     """The tables ``values`` (name -> array or number; a law table an array of laws, (...,
     3, m)) packed as ``declared`` says, for a plan of sizes G, U, L."""
@@ -81,7 +88,7 @@ def pack(declared: Tables, values: dict, cdf: np.ndarray, G: int, U: int, L: int
     for kind, table in zip(("ints", "reals", "laws"), declared):
         flat = []
         for name, shape in table.items():
-            want = tuple(int(eval(str(d), {}, sizes)) for d in shape)
+            want = tuple(int(eval(_dimension(str(d)), {}, sizes)) for d in shape)
             value = np.asarray(values[name])
             got = value.shape[:-2] if kind == "laws" else value.shape
             if got != want:

@@ -26,9 +26,9 @@ def solve_all(scenarios: list, method: str, max_states: int | None,
     results = []
     for scenario in scenarios:
         ruleset = get_ruleset(scenario.ruleset)
-        reason = exact.covers(ruleset, scenario)
+        plan = ruleset.compile(scenario) if exact.module(ruleset) else None  # compiled once
+        reason = exact.covers(ruleset, scenario, plan)
         if reason is None:
-            plan = ruleset.compile(scenario)
             if not quiet:
                 _announce(ruleset, plan)
             try:

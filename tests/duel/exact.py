@@ -6,7 +6,7 @@ from duel import fight
 COMPILED = walk.solver(fight)
 
 
-def covers(scenario) -> str | None:
+def covers(plan) -> str | None:
     """None: every rule is solved."""
     return None
 

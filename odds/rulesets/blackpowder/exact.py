@@ -9,7 +9,7 @@ from odds.rulesets.blackpowder import fight
 COMPILED = walk.solver(fight)
 
 
-def covers(scenario) -> str | None:
+def covers(plan) -> str | None:
     """Every rule the blackpowder kernel plays is solved exactly: one unit a side (all the
     ruleset takes), every reaction, special rule, support and modifier."""
     return None

@@ -13,7 +13,7 @@ COMPILED = walk.solver(fight)
 GANG = walk.solver(gang)
 
 
-def covers(scenario) -> str | None:
+def covers(plan) -> str | None:
     """None: the solver plays every rule the d10skirmish kernel plays (the dice of large
     exchanges are bounded by ``max_states`` instead)."""
     return None

@@ -14,7 +14,7 @@ COMPILED = walk.solver(fight)
 MAX_STATES = 40_000
 
 
-def covers(scenario) -> str | None:
+def covers(plan) -> str | None:
     """None: the solver plays every rule the kernel plays (R1-1 ... R1-12)."""
     return None
 

@@ -14,7 +14,7 @@ COMPILED = walk.solver(fight)
 MAX_STATES = 70_000
 
 
-def covers(scenario) -> str | None:
+def covers(plan) -> str | None:
     """None: the solver plays every rule the wh40k3 kernel plays, one unit a side or several
     (R0-1 ... R0-16)."""
     return None

@@ -9,6 +9,7 @@ in contact, supporters, mounts, Impact Hits and Stomps, and each hero and its mo
 from __future__ import annotations
 
 import itertools
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -157,6 +158,47 @@ def compile_plan(scenario) -> Plan:
                 bool(v["rolls"].any()), bool(multiplies.any()), one_unit)
 
 
+@lru_cache(maxsize=1)
+def _leadership() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The Leadership laws, the same for every plan (made once): (holds, fails,
+    instability). holds[rerolled, cold, x]: a break test on x held or not (a double 1
+    always holds); fails[...]: a test on x failed or not (restraint); instability[cold]:
+    Daemonic Instability's 2D6 (0 a double 1, 1 a double 6, else the total) (R2-12, R2-13)."""
+    holds = np.zeros((2, 2, 13, 2))
+    fails = np.zeros((2, 2, 13, 2))
+    instability = np.zeros((2, 13))
+    for cold in range(2):
+        pairs = _pairs(bool(cold))
+        for x in range(13):
+            fail = sum(q for (a, b), q in pairs.items() if a + b > x and (a, b) != (1, 1))
+            over = sum(q for (a, b), q in pairs.items() if a + b > x)
+            for rerolled in range(2):
+                holds[rerolled, cold, x] = [fail ** (1 + rerolled), 1 - fail ** (1 + rerolled)]
+                fails[rerolled, cold, x] = [1 - over ** (1 + rerolled), over ** (1 + rerolled)]
+        for (a, b), q in pairs.items():
+            instability[cold, 0 if (a, b) == (1, 1) else 1 if (a, b) == (6, 6) else a + b] += q
+    for table in (holds, fails, instability):
+        table.flags.writeable = False
+    return holds, fails, instability
+
+
+def _catch(moves: list[np.ndarray], U: int) -> np.ndarray:
+    """catch[fleeing, best, plain, swift]: (escapes, caught) for a unit fleeing with roll law
+    moves[fleeing] from pursuers whose best roll so far is ``best`` and ``plain``/``swift``
+    more of them roll 2D6/3D6 (R2-13). Each entry sums its 19 rolls in order, as a loop
+    over every entry would."""
+    below = [np.cumsum(m) - m for m in moves]  # P(roll < f)
+    count = np.arange(U + 1)
+    beats = np.tri(19, k=-1).T  # best < f: [best, f]
+    term = (np.stack(moves)[:, None, None, None, :] * beats[None, :, None, None, :]
+            * (below[0] ** count[:, None])[None, None, :, None, :]
+            * (below[1] ** count[:, None])[None, None, None, :, :])
+    escapes = 0
+    for roll in range(19):
+        escapes = escapes + term[..., roll]
+    return np.stack([escapes, 1.0 - escapes], axis=-1)
+
+
 def _pairs(cold_blooded: bool):
     """The two dice a Leadership test keeps, with their chances: 2D6, or the lowest two of
     3D6 (Cold-blooded)."""
@@ -171,19 +213,7 @@ def _pairs(cold_blooded: bool):
 def _laws(scenario, sides, strikers, multiple_wounds, charger, v) -> dict:
     """The plan's laws: Leadership tests, movement rolls, Daemonic Instability, the flee
     reaction, rolled attacks and Multiple Wounds (R2-2, R2-7, R2-12, R2-13)."""
-    holds = np.zeros((2, 2, 13, 2))
-    fails = np.zeros((2, 2, 13, 2))
-    instability = np.zeros((2, 13))
-    for cold in range(2):
-        pairs = _pairs(bool(cold))
-        for x in range(13):
-            fail = sum(q for (a, b), q in pairs.items() if a + b > x and (a, b) != (1, 1))
-            over = sum(q for (a, b), q in pairs.items() if a + b > x)
-            for rerolled in range(2):
-                holds[rerolled, cold, x] = [fail ** (1 + rerolled), 1 - fail ** (1 + rerolled)]
-                fails[rerolled, cold, x] = [1 - over ** (1 + rerolled), over ** (1 + rerolled)]
-        for (a, b), q in pairs.items():
-            instability[cold, 0 if (a, b) == (1, 1) else 1 if (a, b) == (6, 6) else a + b] += q
+    holds, fails, instability = _leadership()
     moves = [np.pad(dice_sum(2), (0, 19 - len(dice_sum(2)))), drop_lowest(3)]
     moves = [np.pad(m, (0, 19 - len(m))) for m in moves]
     caught = 0.0
@@ -195,12 +225,7 @@ def _laws(scenario, sides, strikers, multiple_wounds, charger, v) -> dict:
         distance = float(scenario.engagement["charge_distance"] or 0.0)
         caught = sum(flee[f] * p_ge(move, distance + f - profile["M"]) for f in range(19))
     U = v["width"].shape[1]
-    catch = np.zeros((2, 19, U + 1, U + 1, 2))
-    below = [np.cumsum(m) - m for m in moves]  # P(roll < f)
-    for fleeing, best, plain, swift in np.ndindex(catch.shape[:4]):
-        escapes = sum(moves[fleeing][f] * (best < f) * below[0][f] ** plain
-                      * below[1][f] ** swift for f in range(19))
-        catch[fleeing, best, plain, swift] = [escapes, 1.0 - escapes]
+    catch = _catch(moves, U)
     width = 1 + ROLLED * max([x["rolled"][0] * x["rolled"][1] + x["rolled"][2]
                               for x in strikers] + [0])
     rolled = np.zeros((len(strikers), ROLLED + 1, width))

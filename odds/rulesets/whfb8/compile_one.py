@@ -21,6 +21,7 @@ from odds.rulesets.whfb8.rules import (
     fighting_weapon,
     group_rules,
     mounted,
+    special_rules,
     troop_types,
 )
 
@@ -100,7 +101,8 @@ def compile_plan(scenario) -> Plan:
     def ints(f):
         return np.array([f(s, sides[s], groups[s]) for s in range(2)], np.int64)
 
-    rules = [group_rules(g, scenario) for g in groups]
+    known = special_rules(scenario)
+    rules = [group_rules(g, known) for g in groups]
     weapon = [fighting_weapon(g, table) for g in groups]
     items = [[table[n] for n in g.equipment] for g in groups]
     troops = troop_types()

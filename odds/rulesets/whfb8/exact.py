@@ -16,17 +16,10 @@ COMPILED = walk.solver(fight)
 MAX_STATES = 70_000
 
 
-def covers(scenario) -> str | None:
+def covers(plan) -> str | None:
     """None, but for fights whose rules roll a number of attacks or hits (Random Attacks,
     Impact Hits or Stomps in dice) or of wounds (Multiple Wounds against models of more than
     one wound): left to the simulation, with the reason."""
-    from odds.rulesets.whfb8.compile import compile_plan
-
-    return refusal(compile_plan(scenario))
-
-
-def refusal(plan) -> str | None:
-    """Why the solver leaves ``plan`` to the simulation, or None."""
     if plan.rolls:
         return ("it rolls a number of attacks or hits (Random Attacks, Impact Hits or Stomps "
                 "in dice)")

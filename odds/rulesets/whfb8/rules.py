@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from odds.core import schema as s
 from odds.core.catalogue import NO_OWN, Section, own_entries, rule_table, unknown_name
@@ -55,6 +56,12 @@ TROOP_KEYS = {"rank_models": (s.integer(1, 10), s.REQUIRED),
 
 def troop_types() -> dict[str, TroopType]:
     """The troop types (R2-5, R2-9) from data/whfb8/troop_types.toml."""
+    return dict(_troop_types())
+
+
+@lru_cache(maxsize=1)
+def _troop_types() -> dict[str, TroopType]:
+    """troop_types(), read and checked once."""
     where = s.Where(str(data_path("whfb8", "troop_types.toml")), "")
     return {name: TroopType(name, **s.fields(spec, TROOP_KEYS, where / name))
             for name, spec in load_table("whfb8", "troop_types.toml").items()}
@@ -223,9 +230,8 @@ def special_rules(scenario) -> dict[str, SpecialRule]:
             rule_table("whfb8", scenario, RULE_KEYS, ROUND_KEYS).items()}
 
 
-def group_rules(group, scenario) -> list[SpecialRule]:
-    """The special rules a model group names, in its order."""
-    table = special_rules(scenario)
+def group_rules(group, table: dict[str, SpecialRule]) -> list[SpecialRule]:
+    """The special rules a model group names, in its order (``table``: special_rules())."""
     return [table[name] for name in group.options["rules"]]
 
 
