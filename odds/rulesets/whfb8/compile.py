@@ -160,10 +160,11 @@ def compile_plan(scenario) -> Plan:
 
 @lru_cache(maxsize=1)
 def _leadership() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The Leadership laws, the same for every plan (made once): (holds, fails,
-    instability). holds[rerolled, cold, x]: a break test on x held or not (a double 1
-    always holds); fails[...]: a test on x failed or not (restraint); instability[cold]:
-    Daemonic Instability's 2D6 (0 a double 1, 1 a double 6, else the total) (R2-12, R2-13)."""
+    """The Leadership laws, the same for every plan (made once, read only): (holds, fails,
+    instability). holds[rerolled, cold, x]: (broke, held) for a break test on x (a double 1
+    always holds); fails[rerolled, cold, x]: (passed, failed) for a test on x (restraint);
+    instability[cold]: Daemonic Instability's 2D6 (0 a double 1, 1 a double 6, else the
+    total) (R2-12, R2-13)."""
     holds = np.zeros((2, 2, 13, 2))
     fails = np.zeros((2, 2, 13, 2))
     instability = np.zeros((2, 13))
