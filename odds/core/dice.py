@@ -35,8 +35,10 @@ from odds.core.rng import next_u64, uniform
 KEPT, ALIAS, CHANCE = 0, 1, 2  # the rows of a law
 MOST_PICKS = 64                # picks one stage of a rule text may make (the solver's paths)
 _TO_UNIT_32 = 1.0 / 4294967296.0  # 2**-32: 32 random bits to [0, 1)
-_AT, _DEPTH, _PATH = 1, 2, 3   # a path: chance, picks made, picks fixed, outcomes, ends
-_ENDS = _PATH + MOST_PICKS
+MOST_MIXED = 16                # outcomes of a mixed first pick (:func:`mix`) at most
+_AT, _DEPTH, _PATH = 1, 2, 3   # a path: chance, picks made, picks fixed, outcomes, ends,
+_ENDS = _PATH + MOST_PICKS     # then a mixed first pick: its outcomes' count and chances
+_MIXED = _ENDS + MOST_PICKS
 
 
 def law(probs) -> np.ndarray:
@@ -126,8 +128,22 @@ def _draw(dice, law):
 
 
 def _replay(dice, law):
+    if dice[_MIXED] > 0.0 and dice[_AT] == 0:  # the stage's first pick, mixed by the solver
+        return _mixed(dice, law.shape[1])
     return _replayed(dice, law[CHANCE], law.shape[1], whole(LAW), whole(0), whole(0),
                      whole(0), 0.0)
+
+
+@njit(cache=True, _nrt=False)
+def _mixed(dice, outcomes):
+    """The path's outcome of a first pick mixed by :func:`mix`, in place of a law of
+    ``outcomes`` outcomes (those past the mixture's: of chance 0)."""
+    m = int(dice[_MIXED])
+    if m > outcomes:
+        raise ValueError("a mixed first pick has more outcomes than the law the rule text "
+                         "picks from")
+    return _replayed(dice, dice[_MIXED + 1:_MIXED + 1 + m], m, whole(LAW), whole(0),
+                     whole(0), whole(0), 0.0)
 
 
 LAW, BINOMIAL, UNTIL = 0, 1, 2  # what a replayed pick's chances are read from
@@ -301,9 +317,21 @@ def _ways(n, k):
 @njit(cache=True)
 def new_path():
     """A solver's path of picks, at its first path (every pick its first outcome)."""
-    path = np.zeros(_ENDS + MOST_PICKS)
+    path = np.zeros(_MIXED + 1 + MOST_MIXED)
     path[0] = 1.0
     return path
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def mix(path, chances, m):
+    """The solver's path replays its stages' first pick with the chances chances[:m] (a
+    mixture, e.g. a class of values read by their value, each value's law weighted by its
+    share, :func:`odds.core.walk.solve`) instead of the law the rule text picks from, which
+    must have no outcome past the first m (laws are padded with outcomes of chance 0); m =
+    0: from the law again."""
+    path[_MIXED] = m
+    for j in range(m):
+        path[_MIXED + 1 + j] = chances[j]
 
 
 @njit(cache=True, inline="always", _nrt=False)

@@ -35,7 +35,7 @@ from numba.extending import intrinsic
 
 from odds.core.cache import variant_name
 from odds.core.casts import whole
-from odds.core.dice import again, chance, new_path, next_path
+from odds.core.dice import MOST_MIXED, again, chance, mix, new_path, next_path
 from odds.core import states
 from odds.core.exact import TooManyStates, TooWide
 from odds.core.outcome import CAUGHT, DESTROYED, FLED, UNIT_CAUGHT, UNIT_FLED
@@ -54,9 +54,9 @@ BLOCK = 256  # fewest trials worth a thread of their own
 def _sized(fight):
     """``fight`` with compiled ``fields(plan)`` and ``columns(plan)``: its own, or made here
     from its ``FIELDS`` and ``COLUMNS`` (the same for every plan); and, where it has none,
-    ``spans(plan)`` (no graded fields), ``reads_sign(plan, state)`` (never), ``lead_class(plan,
-    state, value)`` (the value) and ``clock(plan, state)`` (-1: every stage takes every fight
-    one step)."""
+    ``spans(plan)`` (no graded fields), ``reads_sign(plan, state)`` (never),
+    ``lead_classes(plan, state, first, last, classes, chances)`` (each value its own class,
+    nothing mixed) and ``clock(plan, state)`` (-1: every stage takes every fight one step)."""
     for name, constant in (("fields", "FIELDS"), ("columns", "COLUMNS")):
         if not hasattr(fight, name):
             setattr(fight, name, _constant(getattr(fight, constant)))
@@ -69,8 +69,8 @@ def _sized(fight):
         fight.spans = _no_spans
     if not hasattr(fight, "reads_sign"):
         fight.reads_sign = _never
-    if not hasattr(fight, "lead_class"):
-        fight.lead_class = _its_value
+    if not hasattr(fight, "lead_classes"):
+        fight.lead_classes = _each_its_own
     if not hasattr(fight, "clock"):
         fight.clock = _evenly
     return fight
@@ -238,9 +238,11 @@ def solver(fight):
         buffers = (np.empty(len(first), np.int64), np.empty(len(first), np.int64), new_path(),
                    np.zeros(width), np.zeros(max(k, 1), np.int64),
                    np.zeros(max(k, 1), np.int64), np.zeros(max(k, 1), np.int64),
-                   np.zeros(width, np.int64))
+                   np.zeros(width, np.int64), np.zeros((width, MOST_MIXED)),
+                   np.zeros(MOST_MIXED))
         # kept alive here: the loop below counts no references on them
-        state, child, path, mass, low, high, shift, classes = unowned(buffers)
+        state, child, path, mass, low, high, shift, classes, chances, mixed = \
+            unowned(buffers)
         for j in range(k):  # the start's graded values, as masses of one
             low[j] = high[j] = first[graded[j]] - spans[j, 0]
             mass[base[j] + low[j]] = 1.0
@@ -266,14 +268,14 @@ def solver(fight):
             cores, core_mass, core_first, core_low, core_high = unowned(played)
             for b in range(len(cores)):
                 split = signed >= 0 and fight.reads_sign(plan, cores[b])
-                first, last = 0, 0  # the classes of the signed field's values read: its
-                if split:           # signs -1 .. 1, or each of its values (by_value)
+                first, last, m = 0, 0, 0  # the classes of the signed field's values read:
+                if split:                 # its signs -1 .. 1, or each of its values
                     first, last = (core_low[b][signed], core_high[b][signed]) if by_value \
                         else (-1, 1)
-                    if by_value:  # the rule text's class of each value: one play a class
-                        for x in range(first, last + 1):
-                            classes[x - first] = fight.lead_class(plan, cores[b],
-                                                                  spans[signed, 0] + x)
+                    if by_value:  # the rule text's class of each value: one play a class,
+                        #           its first pick's chances mixed where it gives them (m)
+                        m = fight.lead_classes(plan, cores[b], spans[signed, 0] + first,
+                                               spans[signed, 0] + last, classes, chances)
                 for sign in range(first, last + 1):
                     if split and by_value and _met(classes, sign - first):
                         continue  # its class was played at an earlier value
@@ -282,15 +284,25 @@ def solver(fight):
                                   mass)
                     states.copy(core_low[b], low)
                     states.copy(core_high[b], high)
+                    mixing = split and m > 0 and chances[sign - first, 0] >= 0.0
                     if split:  # read: one class of its values at a time
                         weight = 0.0
+                        for j in range(m):
+                            mixed[j] = 0.0
                         for x in range(low[signed], high[signed] + 1):
                             v = spans[signed, 0] + x
                             if (classes[x - first] == classes[sign - first]) if by_value \
                                     else ((v > 0) - (v < 0) == sign):
                                 weight += mass[base[signed] + x]
+                                if mixing:
+                                    for j in range(m):
+                                        mixed[j] += mass[base[signed] + x] * chances[x - first, j]
                         if weight == 0.0:
                             continue
+                        if mixing:  # each value's chances by its share of the class
+                            for j in range(m):
+                                mixed[j] /= weight
+                            mix(path, mixed, m)
                         if k > 1:
                             return BOTH, most, stages, ended
                         for x in range(len(mass)):
@@ -317,6 +329,8 @@ def solver(fight):
                             return status, most, stages, ended
                         else:
                             break
+                    if mixing:
+                        mix(path, mixed, whole(0))
             stages += 1
             named = max(cores[0, rounds], 1) if rounds >= 0 else stages  # the stage's round
             played[0][0, 0] = cores[0, 0]  # the owners of the views, alive to here (the
@@ -342,8 +356,10 @@ def solver(fight):
 
 
 @njit(cache=True, inline="always")
-def _its_value(plan, state, value):
-    return value
+def _each_its_own(plan, state, first, last, classes, chances):
+    for v in range(first, last + 1):
+        classes[v - first] = v
+    return 0
 
 
 @njit(cache=True, inline="always")
@@ -400,9 +416,15 @@ def solve(compiled, fight, plan, max_states: int):
       round's end): there the state is played once for each sign, with that sign's mass; a
       stage may set the field only once it has been read (it is then one value). With
       ``fight.BY_VALUE`` true it is read by its value: the state is played once for each
-      class of the values it may have, ``fight.lead_class(plan, state, value)`` (a whole
-      number; by default the value itself), at the class's first value with the class's
-      mass (whfb8's combat result, whose margin the break tests read only so far).
+      class of the values it may have, at the class's first value with the class's mass
+      (whfb8's combat result, whose margin the break tests read only so far). The rule text
+      names the classes with ``fight.lead_classes(plan, state, first, last, classes,
+      chances)``: classes[v - first], a whole number, for each value v from first to last
+      (by default each value its own). Values of one class play the rest of the stage
+      alike, but where chances[v - first, 0] >= 0: the stage's first pick (e.g. a break
+      test on the margin) then has chances[v - first, :m] at v (m, the count it returns,
+      at most :data:`odds.core.dice.MOST_MIXED`), and the class is played once with each
+      value's chances weighted by its share of the class (:func:`odds.core.dice.mix`).
 
     A rule text with graded fields gives their spans, ``fight.spans(plan)``: (fields, 2)
     lowest and highest values, tallies first."""

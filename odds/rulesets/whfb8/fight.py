@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from odds.core.dice import pick, pick_binomial, picked, replaying, resumed
+from odds.core.dice import CHANCE, pick, pick_binomial, picked, replaying, resumed
 from odds.core.outcome import (ATTACKER, CAUGHT, COLUMNS as SHARED, MUTUAL, NO_FIGHT, NONE,
                                UNIT_CAUGHT, UNIT_DESTROYED, UNIT_FLED, UNIT_STANDING,
                                UNRESOLVED)
@@ -1022,7 +1022,7 @@ def _result(plan, dice, state):
             state[LOSER] = 1 if d_left == 0 else 0
             _ends(state, ATTACKER + 1 - state[LOSER], -1)
         return
-    diff = _diff(plan, state, lead)
+    diff = _diff(plan, state, lead + _scores(plan, state))
     if diff == 0:
         _disengage(plan, state)
         state[PHASE] = GO_ON
@@ -1044,10 +1044,16 @@ def _overkill(state, lead):
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
-def _diff(plan, state, lead):
-    """The combat result (R2-11) from the round's lead in wounds, overkill counted: the
-    attacker's score less the defender's; a lone musician wins a draw by 1; 0 a draw."""
-    diff = lead + _score(plan, state, whole(0)) - _score(plan, state, whole(1))
+def _scores(plan, state):
+    """The combat result's points but for wounds (R2-11): the attacker's less the
+    defender's."""
+    return _score(plan, state, whole(0)) - _score(plan, state, whole(1))
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def _diff(plan, state, diff):
+    """The combat result (R2-11) from ``diff``, the round's lead in wounds, overkill counted,
+    plus :func:`_scores`: a lone musician wins a draw by 1; 0 a draw."""
     if diff == 0:
         m0, m1 = _musician(plan, state, whole(0)), _musician(plan, state, whole(1))
         if m0 != m1:
@@ -1074,31 +1080,72 @@ def _steadfast(plan, state, x, u, most):
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
-def lead_class(plan, state, lead):
-    """The class of a round's lead in wounds ``lead`` at the combat result: two leads of one
-    class play the rest of the round alike (odds.core.walk solves a class once). A side
-    with no unit left: one class; else the draw, or the loser and its margin as its break
-    tests read it (R2-11, R2-12): not at all where every unit of the loser that tests is
-    Steadfast, Stubborn or Unbreakable, and alike past the highest Ld of those that are not
-    (every test then needs a double 1); the whole margin where a unit is Unstable or
-    Daemonic (it loses or tests by it)."""
-    if _left(plan, state, whole(0)) == 0 or _left(plan, state, whole(1)) == 0:
-        return 0
-    diff = _diff(plan, state, _overkill(state, lead))
-    if diff == 0:
-        return 1
-    x = 1 if diff > 0 else 0
-    margin = abs(diff)
+def lead_classes(plan, state, first, last, classes, chances):
+    """The classes of a round's lead in wounds at the combat result, for the leads ``first``
+    .. ``last`` (classes[lead - first]): two leads of one class play the rest of the round
+    alike, but for the chances of its first pick where chances[lead - first, :2] gives them
+    (else -1): odds.core.walk solves a class once, that pick's chances mixed by each lead's
+    share. A side with no unit left: one class; else the draw, and per loser (R2-11, R2-12):
+    one class where a single unit of the loser tests and on a modified Ld (its break test,
+    the round's first pick, then mixed over the margins); else the margins as the tests read
+    them: not at all where every unit that tests is Steadfast, Stubborn or Unbreakable,
+    alike past the highest Ld of those that are not, each one where a unit is Unstable or
+    Daemonic (it loses or tests by the whole margin). Returns 2, the mixed picks' outcomes."""
+    gone = _left(plan, state, whole(0)) == 0 or _left(plan, state, whole(1)) == 0
+    if gone:
+        for lead in range(first, last + 1):
+            classes[lead - first], chances[lead - first, 0] = 0, -1.0
+        return whole(2)
+    scores = _scores(plan, state)
+    read0, tester0, rerolled0 = _reading(plan, state, whole(0))
+    read1, tester1, rerolled1 = _reading(plan, state, whole(1))
+    for lead in range(first, last + 1):
+        i = lead - first
+        chances[i, 0] = -1.0
+        diff = _diff(plan, state, _overkill(state, lead) + scores)
+        if diff == 0:
+            classes[i] = 1
+            continue
+        x = 1 if diff > 0 else 0
+        margin = abs(diff)
+        read, u, rerolled = (read1, tester1, rerolled1) if x else (read0, tester0, rerolled0)
+        if u >= 0:  # its one test, on its Ld (read) less the margin
+            classes[i] = 2 + x
+            law = _break_law(plan, x, u, read - margin, rerolled)
+            chances[i, 0], chances[i, 1] = law[CHANCE, 0], law[CHANCE, 1]
+        else:
+            classes[i] = 4 + x + 2 * (margin if read < 0 else min(margin, read))
+    return whole(2)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def _reading(plan, state, x):
+    """What side x's break tests read of the margin if it loses (R2-12): (the highest
+    margin that still changes a test, 0 none, -1 all of it; the unit whose one test reads
+    it where it is the only unit of the side that tests, else -1; 1 if its tests are
+    re-rolled, with a battle standard)."""
     most = _most_ranks(plan, state, 1 - x)
-    read = 0  # the highest margin that still changes a test
+    read, tests, tester = 0, 0, -1
     for u in range(units(plan, x)):
         if state[_u(plan, INSIDE, x, u)] == 0:
             continue
         if plan.X and (unstable(plan, x, u) or daemonic(plan, x, u)):
-            read = margin
-        elif not unbreakable(plan, x, u) and not _steadfast(plan, state, x, u, most):
-            read = max(read, _unit_ld(plan, state, x, u))
-    return 2 + x + 2 * min(margin, read)
+            read, tests = -1, 2  # it loses or tests by the whole margin
+        elif not unbreakable(plan, x, u):
+            tests += 1
+            if read >= 0 and not _steadfast(plan, state, x, u, most):
+                read = max(read, _unit_ld(plan, state, x, u))
+                tester = u
+    rerolled = 1 if _battle_standard(plan, state, x) else 0
+    return read, tester if tests == 1 and read > 0 else -1, rerolled
+
+
+@njit(inline="always")  # typed where called: it returns a view of the plan's laws
+def _break_law(plan, x, u, target, rerolled):
+    """The law of unit u of side x's break test on ``target`` (its Ld, less the margin
+    unless Steadfast or Stubborn): (broke, held), ``rerolled`` with its side's battle
+    standard (R2-12)."""
+    return holds_law(plan, rerolled, cold_blooded(plan, x, u), min(max(target, 0), 12))
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -1126,8 +1173,7 @@ def _break(plan, dice, state):
             return True
         if plan.X and daemonic(plan, x, u):
             _instability(plan, dice, state, x, u, target)
-        elif pick(dice, holds_law(plan, state[PART], cold_blooded(plan, x, u),
-                                  min(max(target, 0), 12))) == 0:
+        elif pick(dice, _break_law(plan, x, u, target, state[PART])) == 0:
             state[_u(plan, FLED_NOW, x, u)] = 1
     for u in range(units(plan, x)):
         if state[_u(plan, FLED_NOW, x, u)]:
