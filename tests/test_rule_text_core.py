@@ -73,8 +73,11 @@ def _toy_stage(dice, a, b, c):
 
 
 @njit(cache=True)
-def _replay_all(a, b, c):
+def _replay_all(a, b, c, mixed, m):
+    """Every path of _toy_stage, its first pick mixed (dice.mix) by ``mixed[:m]`` (m = 0:
+    from ``a``)."""
     path = new_path()
+    mix(path, mixed, m)
     outcomes = np.empty(64, np.int64)
     chances = np.empty(64)
     n = 0
@@ -90,7 +93,7 @@ def _replay_all(a, b, c):
 def test_replay_meets_every_way_a_stage_goes_once():
     """Every path of outcomes with probability above 0, once each, with its probability; the
     path is back at its first after the last."""
-    outcomes, chances, reset = _replay_all(A, B, C)
+    outcomes, chances, reset = _replay_all(A, B, C, np.zeros(1), 0)
     by_hand = {
         0 * 100 + 0 + 2: 0.5 * 0.3, 0 * 100 + 0 + 3: 0.5 * 0.7,
         2 * 100 + 10 + 2: 0.5 * 0.1 * 0.3, 2 * 100 + 10 + 3: 0.5 * 0.1 * 0.7,
@@ -100,30 +103,12 @@ def test_replay_meets_every_way_a_stage_goes_once():
     assert len(outcomes) == len(by_hand) and reset == 1.0
 
 
-@njit(cache=True)
-def _replay_all_mixed(a, b, c, mixed, m):
-    """_replay_all with the stage's first pick mixed (dice.mix): the path then reads its
-    chances from ``mixed`` rather than from ``a``."""
-    path = new_path()
-    mix(path, mixed, m)
-    outcomes = np.empty(64, np.int64)
-    chances = np.empty(64)
-    n = 0
-    more = True
-    while more:
-        outcomes[n] = _toy_stage(path, a, b, c)
-        chances[n] = chance(path)
-        n += 1
-        more = next_path(path)
-    return outcomes[:n], chances[:n]
-
-
 def test_a_mixed_first_pick_takes_the_mixture_and_only_the_first():
     """dice.mix (the walk's class of values read by value, each value's law weighted by its
     share): the first pick's outcomes have the mixture's chances, its zeros skipped; the
     later picks keep their own laws; a mixture with more outcomes than the law is refused."""
     mixed = np.array([0.25, 0.0, 0.75])
-    outcomes, chances = _replay_all_mixed(A, B, C, mixed, 3)
+    outcomes, chances, _ = _replay_all(A, B, C, mixed, 3)
     by_hand = {
         0 * 100 + 0 + 2: 0.25 * 0.3, 0 * 100 + 0 + 3: 0.25 * 0.7,
         2 * 100 + 10 + 2: 0.75 * 0.1 * 0.3, 2 * 100 + 10 + 3: 0.75 * 0.1 * 0.7,
@@ -132,11 +117,11 @@ def test_a_mixed_first_pick_takes_the_mixture_and_only_the_first():
     assert dict(zip(outcomes.tolist(), chances.tolist())) == pytest.approx(by_hand)
     assert len(outcomes) == len(by_hand)
     mixed = np.array([0.5, 0.25, 0.25])  # outcome 1, of chance 0 in A, taken from the mixture
-    outcomes, chances = _replay_all_mixed(A, B, C, mixed, 3)
+    outcomes, chances, _ = _replay_all(A, B, C, mixed, 3)
     assert sorted({o // 100 for o in outcomes.tolist()}) == [0, 1, 2]
     assert sum(chances) == pytest.approx(1.0)
     with pytest.raises(ValueError, match="more outcomes than the law"):
-        _replay_all_mixed(A, B, C, np.full(8, 0.125), 8)
+        _replay_all(A, B, C, np.full(8, 0.125), 8)
 
 
 def _until_by_hand(n, p, w):
