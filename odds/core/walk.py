@@ -287,8 +287,9 @@ def solver(fight):
                     mixing = split and m > 0 and chances[sign - first, 0] >= 0.0
                     if split:  # read: one class of its values at a time
                         weight = 0.0
-                        for j in range(m):
-                            mixed[j] = 0.0
+                        if mixing:
+                            for j in range(m):
+                                mixed[j] = 0.0
                         for x in range(low[signed], high[signed] + 1):
                             v = spans[signed, 0] + x
                             if (classes[x - first] == classes[sign - first]) if by_value \

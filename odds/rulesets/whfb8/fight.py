@@ -1034,7 +1034,7 @@ def _result(plan, dice, state):
     state[PHASE] = BREAK
     state[STEP] = _most_ranks(plan, state, 1 - x)  # read by the break tests (STEP is free
     #                                                  until the next round)
-    state[PART] = 1 if _battle_standard(plan, state, x) else 0  # as the tests began
+    state[PART] = _break_rerolls(plan, state, x)  # as the tests began
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -1136,8 +1136,13 @@ def _reading(plan, state, x):
             if read >= 0 and not _steadfast(plan, state, x, u, most):
                 read = max(read, _unit_ld(plan, state, x, u))
                 tester = u
-    rerolled = 1 if _battle_standard(plan, state, x) else 0
-    return read, tester if tests == 1 and read > 0 else -1, rerolled
+    return read, tester if tests == 1 and read > 0 else -1, _break_rerolls(plan, state, x)
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def _break_rerolls(plan, state, x):
+    """1 if side x's break tests are re-rolled (its battle standard, R2-12), else 0."""
+    return 1 if _battle_standard(plan, state, x) else 0
 
 
 @njit(inline="always")  # typed where called: it returns a view of the plan's laws
