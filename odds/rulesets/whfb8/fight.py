@@ -8,7 +8,9 @@ semantics: README.md here). One unit a side is the simplest fight of several uni
   catch, a pursuer's roll and the dice of Random Attacks, Impact Hits, Stomps and Multiple
   Wounds are laws of the plan.
 - **Stages** (:func:`stage`): for the exact solver each makes one pick, plays on through all
-  that follows it surely and ends before the next pick (``odds.core.dice.picked``); the
+  that follows it surely and ends before the next pick (``odds.core.dice.picked``), at the
+  combat result (it reads the round's lead) and as a round's strikes begin (so that what
+  led there is played once a state, not once for each outcome of the first strike); the
   kernel plays a whole fight in one stage.
 - **The row** (:func:`row`): the outcome record, the hero columns and each unit's when the
   record has them.
@@ -498,7 +500,8 @@ def begin(plan, state):
 @njit(inline="always")
 def stage(plan, dice, state):
     """Play on to the end, or (the exact solver's paths) to just before the stage's second
-    pick: each phase's step returns whether it stopped there."""
+    pick, the combat result or a round's first strike step: each phase's step returns
+    whether it stopped there."""
     while not state[OVER]:  # the phases in the order a round plays them
         if state[PHASE] == CHARGE:
             _charge(plan, dice, state)
@@ -626,7 +629,9 @@ def _challenge(plan, state):
 @njit(cache=True, _nrt=False, forceinline=True)
 def _fear(plan, dice, state):
     """R2-7: each unit engaged with a Fear-causing enemy unit tests at the start of the
-    round, unless it is immune or Frenzied; then the round's first strike step."""
+    round, unless it is immune or Frenzied; then the round's first strike step, where a
+    solver's stage ends (the round's result, break tests and Fear tests that led to it are
+    then played once a state, not once for each outcome of the step's first pick)."""
     for i in range(resumed(dice, state, AT), 2 * plan.U * fears(plan)):
         s, u = i // plan.U, i % plan.U
         state[_u(plan, AFRAID, s, u)] = 0
@@ -649,7 +654,8 @@ def _fear(plan, dice, state):
             state[CAP + s] = _room(plan, state, 1 - s, plan.U + state[DUEL + 1 - s]) + 5
     state[STEP] = 0
     _step_start(plan, dice, state)
-    return False
+    return replaying(dice)  # a solver's stage ends here: the strikes begin apart from what
+    #                         led to them, not replayed for each outcome of the first pick
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
