@@ -81,7 +81,7 @@ PREPARE = {"mordheim": naive_mordheim.prepare,  # a reference's work done once p
 # past a million states or two minutes
 WHFB8 = [c for c in whfb8.CASES
          if c not in ("rolled_hits", "slaying_multiple_wounds", "instability_numbers")]
-WHFB8_SLOW_UNITS = ("pinned_example",      # the bundled combined charge: 877,132 states, 2 min
+WHFB8_SLOW_UNITS = ("pinned_example",      # the bundled combined charge: 768,403 states, 1-2 min
                     "two_defenders_lose",  # past 1,000,000 states
                     "general_lends_ld")
 SLOW_UNITS = ("issue_two_squads_vs_ork_mob", "two_v_two_strikes_refill",

@@ -11,8 +11,9 @@ from odds.rulesets.whfb8 import exact_one, fight
 COMPILED = walk.solver(fight)
 # The live states the walk may hold (those waiting for others to catch up included); past
 # about 70,000 it takes longer than simulating to a 0.1-point half-width (the Chaos Lord's
-# Warriors alone: 34,002 states, 1.5 s against 0.27 s; the bundled combined charge, 839,571
-# states, about a minute). max_states lets a bigger fight be solved anyway.
+# Warriors alone: 34,002 states, 1.8 s against 0.62 s on a slow day; the bundled combined
+# charge, 768,403 states, one to two minutes). max_states lets a bigger fight be solved
+# anyway.
 MAX_STATES = 70_000
 
 
